@@ -1,0 +1,169 @@
+# Installation: headers, libraries, the launcher (also as upcxx-run), the compiler wrapper
+# `upcxx`, `upcxx-meta`, two CMake packages (Gannet and UPCXX) and pkg-config files.
+#
+# Everything installed must be relocatable: `cmake --install BUILD --prefix P` may pick a
+# prefix other than CMAKE_INSTALL_PREFIX, and the tree may be moved afterwards. So no file
+# records an absolute install or build path: the scripts find the prefix from their own
+# location, the CMake packages from theirs (configure_package_config_file), and the
+# pkg-config files from ${pcfiledir}.
+
+include(CMakePackageConfigHelpers)
+
+set(GANNET_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/Gannet")
+set(UPCXX_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/UPCXX")
+set(GANNET_INSTALL_PKGCONFIGDIR "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+
+# The UPC++ release whose API Gannet follows, as CMake and pkg-config spell versions
+# (2020.10.0), read from the header so the two never disagree.
+file(STRINGS "${PROJECT_SOURCE_DIR}/include/upcxx/version.hpp" _gannet_upcxx_version_line
+     REGEX "^#define UPCXX_VERSION [0-9]+L?$")
+if(NOT _gannet_upcxx_version_line MATCHES "UPCXX_VERSION ([0-9][0-9][0-9][0-9])([0-9][0-9])([0-9][0-9])")
+  message(FATAL_ERROR "cannot read UPCXX_VERSION from include/upcxx/version.hpp")
+endif()
+math(EXPR _gannet_upcxx_patch "${CMAKE_MATCH_3}")  # drops the leading zero: 00 -> 0
+set(GANNET_UPCXX_VERSION "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}.${_gannet_upcxx_patch}")
+
+# A library built with sanitizers only links into programs linked with the same runtime, so
+# the wrapper, upcxx-meta, pkg-config and the CMake target carry the flag along.
+set(GANNET_EXTRA_LINK_FLAGS "")
+if(GANNET_SANITIZE)
+  set(GANNET_EXTRA_LINK_FLAGS "-fsanitize=${GANNET_SANITIZE}")
+endif()
+
+# --- The consumer-facing target ------------------------------------------------------------
+# Gannet::upcxx is what a program links: the static library (so programs need no runtime
+# path), its include directory, Threads and rt (through gannet_static), C++20, and opt
+# codemode unless the consumer builds its Debug configuration. The alias lets in-tree code
+# use the same name as installed consumers.
+add_library(gannet_upcxx INTERFACE)
+set_target_properties(gannet_upcxx PROPERTIES EXPORT_NAME upcxx)
+target_link_libraries(gannet_upcxx INTERFACE gannet_static)
+target_compile_features(gannet_upcxx INTERFACE cxx_std_20)
+target_compile_definitions(gannet_upcxx INTERFACE $<$<NOT:$<CONFIG:Debug>>:UPCXX_CODEMODE=3>)
+if(GANNET_SANITIZE)
+  target_link_options(gannet_upcxx INTERFACE ${GANNET_EXTRA_LINK_FLAGS})
+endif()
+add_library(Gannet::upcxx ALIAS gannet_upcxx)
+
+# --- Headers, libraries, launcher ----------------------------------------------------------
+# The two public trees are installed whole: everything under include/ is public by layout.
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/upcxx" "${PROJECT_SOURCE_DIR}/include/gannet"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+
+install(TARGETS gannet_static gannet_shared gannet_upcxx
+        EXPORT GannetTargets
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+        LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+        RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
+        INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+
+install(TARGETS gannet-run RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+# upcxx-run is the name UPC++ users type. A relative symlink keeps working when the prefix
+# moves; it is made at install time because the prefix is only known then (--prefix).
+install(CODE "
+  set(_bindir \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
+  message(STATUS \"Installing: \${_bindir}/upcxx-run -> gannet-run\")
+  file(CREATE_LINK gannet-run \"\${_bindir}/upcxx-run\" SYMBOLIC)
+")
+
+# --- upcxx and upcxx-meta ------------------------------------------------------------------
+# The scripts compute `prefix` from their own location at run time; these are the paths they
+# use, written in terms of that shell variable. An absolute install dir (unusual) is kept as
+# is and is then, necessarily, not relocatable.
+function(_gannet_shell_dir out dir)
+  if(IS_ABSOLUTE "${dir}")
+    set(${out} "${dir}" PARENT_SCOPE)
+  else()
+    set(${out} "\${prefix}/${dir}" PARENT_SCOPE)
+  endif()
+endfunction()
+_gannet_shell_dir(GANNET_SH_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+_gannet_shell_dir(GANNET_SH_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+# From bin/ back up to the prefix: ".." for the usual "bin".
+if(IS_ABSOLUTE "${CMAKE_INSTALL_BINDIR}")
+  set(GANNET_BIN_TO_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH GANNET_BIN_TO_PREFIX "/gannet-root/${CMAKE_INSTALL_BINDIR}" "/gannet-root")
+endif()
+
+# The C compiler upcxx-meta reports (CC): the project enables only C++, so name the C
+# driver of the same family as the C++ compiler.
+get_filename_component(_gannet_cxx_dir "${CMAKE_CXX_COMPILER}" DIRECTORY)
+get_filename_component(_gannet_cxx_name "${CMAKE_CXX_COMPILER}" NAME)
+if(_gannet_cxx_name MATCHES "^(.*)clang\\+\\+(.*)$")
+  set(_gannet_cc_name "${CMAKE_MATCH_1}clang${CMAKE_MATCH_2}")
+elseif(_gannet_cxx_name MATCHES "^(.*)g\\+\\+(.*)$")
+  set(_gannet_cc_name "${CMAKE_MATCH_1}gcc${CMAKE_MATCH_2}")
+elseif(_gannet_cxx_name MATCHES "^(.*)c\\+\\+(.*)$")
+  set(_gannet_cc_name "${CMAKE_MATCH_1}cc${CMAKE_MATCH_2}")
+else()
+  set(_gannet_cc_name "cc")
+endif()
+if(EXISTS "${_gannet_cxx_dir}/${_gannet_cc_name}")
+  set(GANNET_CC "${_gannet_cxx_dir}/${_gannet_cc_name}")
+else()
+  set(GANNET_CC "${_gannet_cc_name}")
+endif()
+
+foreach(_tool upcxx upcxx-meta)
+  configure_file("${PROJECT_SOURCE_DIR}/tools/${_tool}.in"
+                 "${PROJECT_BINARY_DIR}/tools/${_tool}" @ONLY)
+  install(PROGRAMS "${PROJECT_BINARY_DIR}/tools/${_tool}" DESTINATION "${CMAKE_INSTALL_BINDIR}")
+endforeach()
+
+# --- CMake packages ------------------------------------------------------------------------
+install(EXPORT GannetTargets
+        NAMESPACE Gannet::
+        FILE GannetTargets.cmake
+        DESTINATION "${GANNET_INSTALL_CMAKEDIR}")
+
+configure_package_config_file(
+  "${PROJECT_SOURCE_DIR}/cmake/GannetConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/cmake/GannetConfig.cmake"
+  INSTALL_DESTINATION "${GANNET_INSTALL_CMAKEDIR}"
+  PATH_VARS CMAKE_INSTALL_BINDIR)
+# Before 1.0 a minor release may break compatibility.
+write_basic_package_version_file(
+  "${PROJECT_BINARY_DIR}/cmake/GannetConfigVersion.cmake"
+  VERSION "${PROJECT_VERSION}"
+  COMPATIBILITY SameMinorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/cmake/GannetConfig.cmake"
+              "${PROJECT_BINARY_DIR}/cmake/GannetConfigVersion.cmake"
+        DESTINATION "${GANNET_INSTALL_CMAKEDIR}")
+
+configure_package_config_file(
+  "${PROJECT_SOURCE_DIR}/cmake/UPCXXConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/cmake/UPCXXConfig.cmake"
+  INSTALL_DESTINATION "${UPCXX_INSTALL_CMAKEDIR}"
+  PATH_VARS CMAKE_INSTALL_BINDIR)
+# UPC++ releases keep source compatibility, so a program asking for 2020.3 accepts 2020.10.
+write_basic_package_version_file(
+  "${PROJECT_BINARY_DIR}/cmake/UPCXXConfigVersion.cmake"
+  VERSION "${GANNET_UPCXX_VERSION}"
+  COMPATIBILITY AnyNewerVersion)
+install(FILES "${PROJECT_BINARY_DIR}/cmake/UPCXXConfig.cmake"
+              "${PROJECT_BINARY_DIR}/cmake/UPCXXConfigVersion.cmake"
+        DESTINATION "${UPCXX_INSTALL_CMAKEDIR}")
+
+# --- pkg-config ----------------------------------------------------------------------------
+# ${pcfiledir} is the directory holding the .pc file, wherever the tree now lives.
+file(RELATIVE_PATH GANNET_PC_TO_PREFIX "/gannet-root/${GANNET_INSTALL_PKGCONFIGDIR}" "/gannet-root")
+set(GANNET_PC_PREFIX "\${pcfiledir}/${GANNET_PC_TO_PREFIX}")
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(GANNET_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+endif()
+_gannet_shell_dir(GANNET_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+_gannet_shell_dir(GANNET_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+
+# One template, two names: upcxx.pc for UPC++ build systems (versioned like UPC++) and
+# gannet.pc for those that ask for this implementation by name.
+set(GANNET_PC_NAME "UPC++")
+set(GANNET_PC_DESCRIPTION "UPC++ v1.0 programming model (Gannet implementation, opt codemode)")
+set(GANNET_PC_VERSION "${GANNET_UPCXX_VERSION}")
+configure_file("${PROJECT_SOURCE_DIR}/cmake/upcxx.pc.in" "${PROJECT_BINARY_DIR}/cmake/upcxx.pc" @ONLY)
+set(GANNET_PC_NAME "Gannet")
+set(GANNET_PC_DESCRIPTION "Gannet, a C++20 implementation of UPC++ v1.0 (opt codemode)")
+set(GANNET_PC_VERSION "${PROJECT_VERSION}")
+configure_file("${PROJECT_SOURCE_DIR}/cmake/upcxx.pc.in" "${PROJECT_BINARY_DIR}/cmake/gannet.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/cmake/upcxx.pc" "${PROJECT_BINARY_DIR}/cmake/gannet.pc"
+        DESTINATION "${GANNET_INSTALL_PKGCONFIGDIR}")

@@ -1,0 +1,53 @@
+// The few runtime facts that inline API code reads directly, so that rank_me(), is_local()
+// and local() cost a load and an add. Written by init (src/runtime/runtime.cpp) only;
+// read-only while the library is initialized, so no synchronisation is needed.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+
+namespace upcxx {
+using intrank_t = std::int32_t;
+}
+
+namespace upcxx::detail {
+
+// How this process reaches rank r's shared segment: owner address + delta = local address.
+struct peer_view {
+  std::intptr_t delta;
+  bool local;  // load/store addressable from this process
+};
+
+struct runtime_state {
+  intrank_t rank_me = 0;
+  intrank_t rank_n = 0;
+  int init_count = 0;  // nesting of init()/finalize(), spec §2.3
+  const peer_view* peers = nullptr;
+};
+
+extern runtime_state g_state;
+
+// Reports use before init (spec §2.1 ¶2) with the caller's location.
+[[noreturn]] void fail_not_initialized(const char* what, const std::source_location& loc);
+// Reports a rank outside [0, rank_n) with the caller's location.
+[[noreturn]] void fail_bad_rank(const char* what, std::int64_t rank, std::int64_t n,
+                                const std::source_location& loc);
+
+inline void check_init([[maybe_unused]] const char* what,
+                       [[maybe_unused]] const std::source_location& loc) {
+#if UPCXX_ASSERT_ENABLED
+  if (g_state.init_count <= 0) [[unlikely]]
+    fail_not_initialized(what, loc);
+#endif
+}
+
+inline void check_rank([[maybe_unused]] const char* what, [[maybe_unused]] std::int64_t rank,
+                       [[maybe_unused]] std::int64_t n,
+                       [[maybe_unused]] const std::source_location& loc) {
+#if UPCXX_ASSERT_ENABLED
+  if (rank < 0 || rank >= n) [[unlikely]]
+    fail_bad_rank(what, rank, n, loc);
+#endif
+}
+
+}  // namespace upcxx::detail

@@ -1,0 +1,58 @@
+// Teams and barrier (spec chapter 11 and §12.2), as far as the foundation needs them:
+// world(), local_team(), their rank queries and translation, and barrier() over world().
+// Team construction by split() and the other collectives come with the collectives work.
+//
+// barrier() is collective over the team and blocking; while it waits it makes user-level
+// progress. Memory ordering: every store a rank made before entering the barrier is visible
+// to every load any rank makes after leaving it.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+#include <vector>
+
+#include "upcxx/detail/state.hpp"
+#include "upcxx/global_ptr.hpp"
+#include "upcxx/init.hpp"
+
+namespace upcxx {
+
+class team {
+ public:
+  team(team&&) = default;
+  team& operator=(team&&) = delete;
+  team(const team&) = delete;
+  team& operator=(const team&) = delete;
+
+  intrank_t rank_me() const { return me_; }
+  intrank_t rank_n() const { return n_; }
+
+  // World rank of this team's member `i`.
+  intrank_t operator[](intrank_t i) const {
+    detail::check_rank("upcxx::team::operator[]", i, n_, std::source_location::current());
+    return members_.empty() ? i : members_[static_cast<std::size_t>(i)];
+  }
+
+  // This team's rank of world rank `r`, or `otherwise` if r is not a member.
+  intrank_t from_world(intrank_t r, intrank_t otherwise) const;
+  intrank_t from_world(intrank_t r) const;
+
+  // Internal: builds world (empty member list = identity) or a team of listed world ranks.
+  team(detail::gptr_raw_tag, std::vector<intrank_t> members, intrank_t world_me, intrank_t world_n);
+
+ private:
+  std::vector<intrank_t> members_;  // ascending world ranks; empty means "all, identity"
+  intrank_t me_ = 0;
+  intrank_t n_ = 0;
+};
+
+team& world();
+team& local_team();
+
+// Whether world rank r shares this process's local team (its memory is load/store reachable).
+bool local_team_contains(intrank_t world_rank,
+                         std::source_location loc = std::source_location::current());
+
+void barrier(const team& t = world());
+
+}  // namespace upcxx

@@ -1,0 +1,25 @@
+// Gannet's implementation of the UPC++ v1.0 API (specification revision 2020.10.0).
+// Include this one header; it includes the rest.
+//
+// For compatibility with programs written against the UPC++ reference implementation, whose
+// umbrella header brings in <iostream>, <vector>, <string> and friends transitively, this
+// header includes them too.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "upcxx/version.hpp"
+#include "upcxx/detail/diagnostics.hpp"
+#include "upcxx/init.hpp"
+#include "upcxx/global_ptr.hpp"
+#include "upcxx/allocate.hpp"
+#include "upcxx/team.hpp"
+#include "upcxx/say.hpp"

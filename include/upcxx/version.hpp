@@ -1,0 +1,36 @@
+// Version and configuration macros of the UPC++ specification (§2.3) and the programmer's
+// guide (§2.4). Header-only; no other upcxx header is needed to use them.
+#pragma once
+
+// Gannet release, as [YYYY][MM][PP] of the UPC++ release whose behaviour it follows, so code
+// that tests `UPCXX_VERSION >= 20201000` behaves as with UPC++ 2020.10.0.
+#define UPCXX_VERSION 20201000L
+#define UPCXX_SPEC_VERSION 20201000L
+
+#define GANNET_VERSION_MAJOR 0
+#define GANNET_VERSION_MINOR 1
+#define GANNET_VERSION_PATCH 0
+
+// The wrapper `upcxx` and the CMake package define UPCXX_CODEMODE (non-zero: "opt") and
+// UPCXX_THREADMODE (non-zero: "par"). Undefined means "debug" and "seq", as in UPC++. A
+// value of 0 is treated as undefined so that -DUPCXX_CODEMODE=0 selects debug.
+#if defined(UPCXX_CODEMODE) && !(UPCXX_CODEMODE + 0)
+#undef UPCXX_CODEMODE
+#endif
+#if defined(UPCXX_THREADMODE) && !(UPCXX_THREADMODE + 0)
+#undef UPCXX_THREADMODE
+#endif
+
+// Only one network in this build: processes on one machine (smp). The MPI transport, when
+// built, is chosen at run time and does not change compilation.
+#define UPCXX_NETWORK_SMP 1
+
+// Header-level correctness checks (local() of a remote pointer, use before init, bad ranks)
+// are on in debug codemode. A program may force them with -DUPCXX_ASSERT_ENABLED=1.
+#ifndef UPCXX_ASSERT_ENABLED
+#ifdef UPCXX_CODEMODE
+#define UPCXX_ASSERT_ENABLED 0
+#else
+#define UPCXX_ASSERT_ENABLED 1
+#endif
+#endif

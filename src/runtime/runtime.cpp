@@ -1,0 +1,377 @@
+// Library state: init/finalize (spec chapter 2), the peer table behind global_ptr, progress,
+// world()/local_team() and barrier(). The runtime talks to the engine only through
+// transport::transport (src/transport/transport.hpp) and never names a concrete transport.
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime.hpp"
+#include "transport/transport.hpp"
+#include "gannet/exchange.hpp"
+#include "upcxx/allocate.hpp"
+#include "upcxx/init.hpp"
+#include "upcxx/team.hpp"
+#include "util/log.hpp"
+#include "util/size_parse.hpp"
+
+namespace upcxx::detail {
+runtime_state g_state;
+}
+
+namespace gannet::runtime {
+namespace {
+
+constexpr std::size_t default_heap_bytes = 128ull << 20;
+// The first bytes of every segment are runtime scratch (gannet::all_gather); the heap
+// allocator manages the rest.
+constexpr std::size_t scratch_bytes = transport::runtime_reserve_bytes;
+static_assert(gannet::all_gather_max_bytes <= scratch_bytes);
+
+struct runtime {
+  // The transport outlives finalize so that a later init() reuses the same job (spec §2.1
+  // allows re-initialization); it is destroyed at process exit.
+  std::unique_ptr<transport::transport> tp;
+  std::vector<upcxx::detail::peer_view> peers;
+  std::optional<heap_allocator> heap;
+  std::optional<upcxx::team> world;
+  std::optional<upcxx::team> local;
+  std::size_t heap_bytes = 0;
+  std::byte* scratch = nullptr;  // this rank's scratch area (start of its segment)
+  std::mutex say_mutex;
+};
+
+runtime& rt() {
+  static runtime r;
+  return r;
+}
+
+std::size_t heap_size_from_env() {
+  const char* names[] = {"GANNET_SHARED_HEAP_SIZE", "UPCXX_SHARED_HEAP_SIZE"};
+  for (const char* name : names) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) continue;
+    std::string why;
+    auto spec = util::parse_size(v, &why);
+    if (!spec) util::fatal("%s='%s' is not a valid size: %s", name, v, why.c_str());
+    return util::resolve_size(*spec, 1);
+  }
+  return default_heap_bytes;
+}
+
+// Spin-then-yield: with more ranks than cores (4 ranks on 2 cores in CI) a pure spin would
+// burn the time slice the rank we wait for needs.
+struct backoff {
+  unsigned spins = 0;
+  void pause() {
+    if (++spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    } else {
+      ::sched_yield();
+    }
+  }
+};
+
+}  // namespace
+
+transport::transport& the_transport() { return *rt().tp; }
+heap_allocator& my_heap() { return *rt().heap; }
+
+void wait_until_aborting_or(bool (*done)(void*), void* arg) {
+  auto& r = rt();
+  backoff b;
+  while (!done(arg)) {
+    upcxx::progress();
+    if (r.tp->job_aborting()) std::_Exit(1);  // the launcher is ending the job
+    b.pause();
+  }
+}
+
+}  // namespace gannet::runtime
+
+namespace upcxx {
+
+using gannet::runtime::rt;
+
+void init() {
+  auto& r = rt();
+  if (detail::g_state.init_count++ > 0) return;  // nested init: count only (spec §2.3 ¶3)
+
+  if (!r.tp) {
+    r.tp = gannet::transport::make_transport(gannet::runtime::heap_size_from_env());
+    char prefix[48];
+    std::snprintf(prefix, sizeof prefix, "gannet rank %d", r.tp->rank_me());
+    gannet::util::set_log_prefix(prefix);
+  }
+  auto& tp = *r.tp;
+  const int n = tp.rank_n();
+  const int me = tp.rank_me();
+
+  r.peers.assign(static_cast<std::size_t>(n), detail::peer_view{0, false});
+  for (int i = 0; i < n; ++i) {
+    auto seg = tp.segment(i);
+    void* here = tp.local_address(i, seg.base);
+    if (here) {
+      r.peers[i].local = true;
+      r.peers[i].delta = reinterpret_cast<std::intptr_t>(here) - static_cast<std::intptr_t>(seg.base);
+    }
+  }
+
+  auto mine = tp.segment(me);
+  r.heap_bytes = mine.size;
+  void* heap_base = tp.local_address(me, mine.base);
+  if (!heap_base) heap_base = reinterpret_cast<void*>(mine.base);  // loopback async mode
+  if (mine.size < gannet::runtime::scratch_bytes + 4096)
+    gannet::util::fatal("the shared heap of %zu bytes is too small", mine.size);
+  r.scratch = static_cast<std::byte*>(heap_base);
+  r.heap.emplace(r.scratch + gannet::runtime::scratch_bytes, mine.size - gannet::runtime::scratch_bytes);
+
+  std::vector<intrank_t> local_members(tp.local_ranks().begin(), tp.local_ranks().end());
+  intrank_t local_me = 0;
+  for (std::size_t i = 0; i < local_members.size(); ++i)
+    if (local_members[i] == me) local_me = static_cast<intrank_t>(i);
+  r.world.emplace(detail::gptr_raw_tag{}, std::vector<intrank_t>{}, me, n);
+  r.local.emplace(detail::gptr_raw_tag{}, std::move(local_members), local_me, n);
+
+  detail::g_state.rank_me = me;
+  detail::g_state.rank_n = n;
+  detail::g_state.peers = r.peers.data();
+
+  barrier();
+}
+
+void finalize() {
+  auto& r = rt();
+  if (detail::g_state.init_count <= 0)
+    gannet::util::fatal("upcxx::finalize() called while UPC++ is not initialized");
+  if (detail::g_state.init_count > 1) {
+    --detail::g_state.init_count;
+    return;
+  }
+  barrier();  // spec §2.3 ¶11
+  r.tp->finalize();
+  r.heap.reset();
+  r.world.reset();
+  r.local.reset();
+  detail::g_state.init_count = 0;
+  detail::g_state.peers = nullptr;
+}
+
+bool initialized() { return detail::g_state.init_count > 0; }
+
+void progress(progress_level) {
+  auto& r = rt();
+  if (!r.tp) return;
+  r.tp->poll();
+}
+
+char* getenv_console(const char* env_var) { return std::getenv(env_var); }
+
+// ---- teams ---------------------------------------------------------------------------
+
+team::team(detail::gptr_raw_tag, std::vector<intrank_t> members, intrank_t me, intrank_t world_n)
+    : members_(std::move(members)), me_(me), n_(members_.empty() ? world_n : static_cast<intrank_t>(members_.size())) {
+  // A member list equal to 0..world_n-1 is the identity: store it as such.
+  bool identity = static_cast<intrank_t>(members_.size()) == world_n;
+  for (std::size_t i = 0; identity && i < members_.size(); ++i) identity = members_[i] == static_cast<intrank_t>(i);
+  if (identity) members_.clear();
+}
+
+intrank_t team::from_world(intrank_t r, intrank_t otherwise) const {
+  if (members_.empty()) return (r >= 0 && r < n_) ? r : otherwise;
+  for (std::size_t i = 0; i < members_.size(); ++i)
+    if (members_[i] == r) return static_cast<intrank_t>(i);
+  return otherwise;
+}
+
+intrank_t team::from_world(intrank_t r) const {
+  intrank_t t = from_world(r, -1);
+  UPCXX_ASSERT_ALWAYS(t >= 0, "team::from_world(" << r << "): rank is not a member of this team");
+  return t;
+}
+
+team& world() {
+  detail::check_init("upcxx::world()", std::source_location::current());
+  return *rt().world;
+}
+
+team& local_team() {
+  detail::check_init("upcxx::local_team()", std::source_location::current());
+  return *rt().local;
+}
+
+bool local_team_contains(intrank_t world_rank, std::source_location loc) {
+  // Checked in every codemode: the library is built once, and the check is cheap here.
+  if (world_rank < 0 || world_rank >= detail::g_state.rank_n)
+    detail::fail_bad_rank("upcxx::local_team_contains", world_rank, detail::g_state.rank_n, loc);
+  return rt().local->from_world(world_rank, -1) >= 0;
+}
+
+void barrier(const team& t) {
+  detail::check_init("upcxx::barrier()", std::source_location::current());
+  auto& r = rt();
+  if (t.rank_n() != detail::g_state.rank_n)
+    gannet::util::fatal("upcxx::barrier() over a team smaller than world() needs the collectives "
+                        "layer, which this build does not have yet");
+  r.tp->barrier_arrive();
+  gannet::runtime::wait_until_aborting_or(
+      [](void* tp) { return static_cast<gannet::transport::transport*>(tp)->barrier_test(); },
+      r.tp.get());
+}
+
+// ---- bootstrap exchange (gannet/exchange.hpp) ----------------------------------------
+
+}  // namespace upcxx
+
+namespace gannet::detail {
+
+void all_gather_bytes(const void* in, std::size_t n, void* out) {
+  using namespace upcxx;
+  upcxx::detail::check_init("gannet::all_gather", std::source_location::current());
+  auto& r = rt();
+  if (n > all_gather_max_bytes) util::fatal("gannet::all_gather: %zu bytes is more than %zu", n, all_gather_max_bytes);
+  std::memcpy(r.scratch, in, n);
+  barrier();  // every rank's value is in place
+  auto* dst = static_cast<std::byte*>(out);
+  for (intrank_t i = 0; i < upcxx::detail::g_state.rank_n; ++i) {
+    auto seg = r.tp->segment(i);
+    void* src = r.tp->local_address(i, seg.base);
+    if (src) {
+      std::memcpy(dst + i * n, src, n);
+      continue;
+    }
+    struct sink final : transport::completion_sink {
+      bool done = false;
+      void complete(transport::cx_bits b) override { done = done || (b & transport::cx_remote); }
+    } s;
+    auto res = r.tp->get(i, seg.base, dst + i * n, n, &s, transport::op_none);
+    if (!(res.done & transport::cx_remote))
+      runtime::wait_until_aborting_or([](void* a) { return static_cast<sink*>(a)->done; }, &s);
+  }
+  barrier();  // nobody overwrites its scratch before everyone has read it
+}
+
+}  // namespace gannet::detail
+
+namespace upcxx {
+
+// ---- shared heap ---------------------------------------------------------------------
+
+std::size_t shared_segment_size() { return rt().heap ? rt().heap->capacity() : 0; }
+std::size_t shared_segment_used() { return rt().heap ? rt().heap->used() : 0; }
+
+void* allocate(std::size_t size, std::size_t alignment) {
+  detail::check_init("upcxx::allocate", std::source_location::current());
+  return detail::heap_allocate(size, alignment);
+}
+
+void deallocate(void* p) { detail::heap_deallocate(p); }
+
+namespace detail {
+
+void* heap_allocate(std::size_t size, std::size_t alignment) {
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+    gannet::util::fatal("upcxx::allocate: alignment %zu is not a power of two", alignment);
+  auto& r = rt();
+  if (!r.heap) gannet::util::fatal("shared-heap allocation while UPC++ is not initialized");
+  return r.heap->allocate(size, alignment);
+}
+
+void heap_deallocate(void* p) {
+  if (!p) return;
+  auto& r = rt();
+  if (!r.heap) gannet::util::fatal("shared-heap deallocation while UPC++ is not initialized");
+  if (!r.heap->owns(p))
+    gannet::util::fatal("upcxx::deallocate(%p): not a pointer into this rank's shared heap", p);
+  r.heap->deallocate(p);
+}
+
+void throw_bad_shared_alloc(const char* what, std::size_t size) {
+  auto& h = *rt().heap;
+  using gannet::util::format_size;
+  std::string msg = std::string(what) + ": rank " + std::to_string(g_state.rank_me) +
+                    " cannot allocate " + format_size(size) + " from its shared heap of " +
+                    format_size(h.capacity()) + " (" + format_size(h.used()) +
+                    " in use, largest free block " + format_size(h.largest_free()) +
+                    "); raise the heap with `gannet-run --shared-heap SIZE` (or `upcxx-run "
+                    "-shared-heap SIZE`, or UPCXX_SHARED_HEAP_SIZE=SIZE)";
+  throw bad_shared_alloc(msg);
+}
+
+bool find_segment_owner(const void* p, intrank_t* rank, std::intptr_t* delta) {
+  auto& r = rt();
+  if (!r.tp || !g_state.peers) return false;
+  auto addr = reinterpret_cast<std::uintptr_t>(p);
+  for (intrank_t i = 0; i < g_state.rank_n; ++i) {
+    const peer_view& pv = g_state.peers[i];
+    if (!pv.local) continue;
+    auto seg = r.tp->segment(i);
+    std::uintptr_t lo = seg.base + static_cast<std::uintptr_t>(pv.delta);
+    if (addr >= lo && addr < lo + seg.size) {
+      *rank = i;
+      *delta = pv.delta;
+      return true;
+    }
+  }
+  return false;
+}
+
+// ---- diagnostics ---------------------------------------------------------------------
+
+void fail_at(const char* file, int line, const std::string& what) {
+  gannet::util::fatal_at(file, line, "%s", what.c_str());
+}
+
+void fail_not_initialized(const char* what, const std::source_location& loc) {
+  fail_at(loc, std::string(what) + " called while UPC++ is not initialized (call upcxx::init() first)");
+}
+
+void fail_bad_rank(const char* what, std::int64_t rank, std::int64_t n, const std::source_location& loc) {
+  fail_at(loc, std::string(what) + ": rank " + std::to_string(rank) + " is out of range [0, " +
+                   std::to_string(n) + ")");
+}
+
+void fail_not_local(intrank_t rank, const void* raw, const std::source_location& loc) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%p", raw);
+  fail_at(loc, "global_ptr::local() on a pointer to rank " + std::to_string(rank) + " (" + buf +
+                   ") that this process cannot address (is_local() is false)");
+}
+
+void fail_null_arith(const std::source_location& loc) {
+  fail_at(loc, "arithmetic on a null global_ptr");
+}
+
+void fail_not_in_segment(const void* p, const std::source_location& loc) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  fail_at(loc, std::string("upcxx::to_global_ptr(") + buf +
+                   "): the pointer is not in the shared segment of any rank of the local team "
+                   "(use try_global_ptr to test)");
+}
+
+void fail_not_mine(const char* what, intrank_t owner, const std::source_location& loc) {
+  fail_at(loc, std::string(what) + ": the pointer belongs to rank " + std::to_string(owner) +
+                   "; only the rank that allocated shared memory may free it");
+}
+
+void say_emit(const std::string& line, bool to_stderr) {
+  std::string out = line;
+  if (out.empty() || out.back() != '\n') out.push_back('\n');
+  std::lock_guard<std::mutex> lock(rt().say_mutex);
+  std::FILE* f = to_stderr ? stderr : stdout;
+  std::fwrite(out.data(), 1, out.size(), f);
+  std::fflush(f);
+}
+
+}  // namespace detail
+}  // namespace upcxx

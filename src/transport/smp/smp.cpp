@@ -1,0 +1,196 @@
+// The smp transport: ranks are processes on one machine started by gannet-run, sharing one
+// POSIX shared-memory region (layout in job.hpp). Every rank maps every segment, so all
+// RMA is load/store and the runtime bypasses put/get entirely (local_address is non-null
+// for every rank). Active messages come with the RPC work (per-rank queues in the region);
+// until then caps().active_messages is false and am_send reports unsupported.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "transport/smp/job.hpp"
+#include "transport/smp/smp.hpp"
+#include "transport/transport.hpp"
+#include "util/log.hpp"
+
+static_assert(gannet::smp::segment_reserve == gannet::transport::runtime_reserve_bytes);
+
+namespace gannet::transport {
+namespace {
+
+int env_int(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) util::fatal("%s is not set: was this process started by gannet-run?", name);
+  char* end = nullptr;
+  long x = std::strtol(v, &end, 10);
+  if (*end != '\0' || x < 0 || x > (1L << 30)) util::fatal("%s='%s' is not a valid number", name, v);
+  return static_cast<int>(x);
+}
+
+class smp_transport final : public transport {
+ public:
+  smp_transport() {
+    me_ = env_int(smp::env_rank);
+    n_ = env_int(smp::env_rank_n);
+    int fd = env_int(smp::env_job_fd);
+
+    // Read the header first to learn the region's size.
+    void* probe = ::mmap(nullptr, sizeof(smp::job_header), PROT_READ, MAP_SHARED, fd, 0);
+    if (probe == MAP_FAILED)
+      util::fatal("cannot map the job's shared memory (fd %d): %s", fd, std::strerror(errno));
+    const auto* h = static_cast<const smp::job_header*>(probe);
+    if (h->magic != smp::job_magic || h->version != smp::job_version || h->rank_n != n_)
+      util::fatal("the job's shared memory does not match this library (launcher from another "
+                  "Gannet version?)");
+    std::size_t region_bytes = h->region_bytes;
+    heap_bytes_ = h->heap_bytes;
+    ::munmap(probe, sizeof(smp::job_header));
+
+    region_ = ::mmap(nullptr, region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (region_ == MAP_FAILED)
+      util::fatal("cannot map %zu bytes of the job's shared memory: %s", region_bytes,
+                  std::strerror(errno));
+    region_bytes_ = region_bytes;
+    ::close(fd);  // the mapping keeps the object alive; the fd must not leak into children
+    ::unsetenv(smp::env_job_fd);
+    layout_ = smp::job_layout::compute(n_, heap_bytes_);
+    header_ = smp::header_of(region_);
+    slots_ = smp::slots_of(region_, layout_);
+
+    rounds_ = 0;
+    while ((1 << rounds_) < n_) ++rounds_;
+
+    local_.resize(static_cast<std::size_t>(n_));
+    std::iota(local_.begin(), local_.end(), 0);
+
+    bootstrap();
+  }
+
+  ~smp_transport() override {
+    if (region_ && region_ != MAP_FAILED) ::munmap(region_, region_bytes_);
+  }
+
+  const char* name() const override { return "smp"; }
+  capabilities caps() const override {
+    capabilities c;
+    c.rma = true;
+    return c;
+  }
+
+  rank_t rank_me() const override { return me_; }
+  rank_t rank_n() const override { return n_; }
+  std::span<const rank_t> local_ranks() const override { return local_; }
+
+  segment_info segment(rank_t r) const override {
+    return {owner_base_[static_cast<std::size_t>(r)] + seg_offset(r), heap_bytes_ + smp::segment_reserve};
+  }
+
+  void* local_address(rank_t r, std::uintptr_t owner_addr) const override {
+    return reinterpret_cast<void*>(owner_addr + delta_[static_cast<std::size_t>(r)]);
+  }
+
+  op_result put(rank_t r, std::uintptr_t owner_addr, const void* src, std::size_t n,
+                completion_sink*, std::uint32_t) override {
+    std::memcpy(local_address(r, owner_addr), src, n);
+    return {status::ok, cx_all};
+  }
+
+  op_result get(rank_t r, std::uintptr_t owner_addr, void* dst, std::size_t n, completion_sink*,
+                std::uint32_t) override {
+    std::memcpy(dst, local_address(r, owner_addr), n);
+    return {status::ok, cx_all};
+  }
+
+  void am_register(am_handler_id, am_handler) override {}
+  status am_send(rank_t, am_handler_id, std::span<const std::byte>, std::span<const std::byte>,
+                 std::uint32_t) override {
+    return status::unsupported;
+  }
+
+  // Dissemination barrier (Hensgen, Finkel & Manber): in round k rank i signals rank
+  // (i + 2^k) mod n and waits for rank (i - 2^k) mod n. ceil(log2 n) rounds, each flag has
+  // a single writer, and epochs only grow, so nothing is ever reset.
+  void barrier_arrive() override {
+    ++epoch_;
+    round_ = 0;
+    signalled_ = false;
+  }
+
+  bool barrier_test() override {
+    while (round_ < rounds_) {
+      if (!signalled_) {
+        int partner = (me_ + (1 << round_)) % n_;
+        // Release: our writes before the barrier are visible to the partner once it
+        // observes the epoch (and, transitively, to everyone after the last round).
+        smp::flag_of(region_, layout_, partner, round_)->epoch.store(epoch_, std::memory_order_release);
+        signalled_ = true;
+      }
+      // Acquire: pairs with the release above in the rank that signals us.
+      if (smp::flag_of(region_, layout_, me_, round_)->epoch.load(std::memory_order_acquire) < epoch_)
+        return false;
+      ++round_;
+      signalled_ = false;
+    }
+    return true;
+  }
+
+  bool poll() override { return false; }
+
+  bool job_aborting() const override {
+    return header_->abort.load(std::memory_order_relaxed) != 0;
+  }
+
+  void finalize() override {
+    slots_[me_].state.store(smp::rank_finalized, std::memory_order_release);
+  }
+
+ private:
+  std::uintptr_t seg_offset(rank_t r) const {
+    return layout_.control_bytes + layout_.seg_stride * static_cast<std::size_t>(r);
+  }
+
+  // Publishes this rank's mapping address and waits until every rank has done the same, so
+  // that segment() and local_address() can translate addresses of any rank.
+  void bootstrap() {
+    slots_[me_].region_base.store(reinterpret_cast<std::uintptr_t>(region_), std::memory_order_relaxed);
+    slots_[me_].state.store(smp::rank_initialized, std::memory_order_release);
+    header_->boot_count.fetch_add(1, std::memory_order_acq_rel);
+    unsigned spins = 0;
+    while (header_->boot_count.load(std::memory_order_acquire) < static_cast<std::uint32_t>(n_)) {
+      if (job_aborting()) util::fatal("the job is being torn down during startup");
+      if (++spins > 64) ::usleep(50);
+    }
+    owner_base_.resize(static_cast<std::size_t>(n_));
+    delta_.resize(static_cast<std::size_t>(n_));
+    auto mine = reinterpret_cast<std::uintptr_t>(region_);
+    for (int r = 0; r < n_; ++r) {
+      owner_base_[r] = slots_[r].region_base.load(std::memory_order_acquire);
+      delta_[r] = mine - owner_base_[r];  // unsigned wrap-around is the intended arithmetic
+    }
+  }
+
+  int me_ = 0, n_ = 1, rounds_ = 0;
+  std::size_t heap_bytes_ = 0, region_bytes_ = 0;
+  void* region_ = nullptr;
+  smp::job_layout layout_{};
+  smp::job_header* header_ = nullptr;
+  smp::rank_slot* slots_ = nullptr;
+  std::vector<rank_t> local_;
+  std::vector<std::uintptr_t> owner_base_, delta_;
+  std::uint64_t epoch_ = 0;
+  int round_ = 0;
+  bool signalled_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<transport> make_smp() { return std::make_unique<smp_transport>(); }
+
+bool smp_job_present() { return std::getenv(smp::env_job_fd) != nullptr; }
+
+}  // namespace gannet::transport

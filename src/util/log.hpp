@@ -1,0 +1,34 @@
+// Fatal errors and diagnostics shared by the runtime, the transports and the tools.
+//
+// Three kinds of errors (STYLE.md rule 8): bugs hit GANNET_ASSERT (debug builds of the
+// library and the header-level UPCXX_ASSERT in debug codemode), misuse that only shows at
+// run time is reported by fatal() with the caller's file:line, and transport faults come
+// back as a status. fatal() prints one line prefixed by the rank and aborts the process.
+#pragma once
+
+#include <cstdarg>
+
+namespace gannet::util {
+
+// Sets the prefix for every diagnostic of this process, e.g. "rank 3" (empty before init).
+void set_log_prefix(const char* prefix);
+
+[[noreturn]] void fatal(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+[[noreturn]] void fatal_at(const char* file, int line, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+}  // namespace gannet::util
+
+#define GANNET_FATAL(...) ::gannet::util::fatal_at(__FILE__, __LINE__, __VA_ARGS__)
+
+#ifdef GANNET_DEBUG_LIBRARY
+#define GANNET_ASSERT(cond)                                                 \
+  do {                                                                      \
+    if (!(cond)) ::gannet::util::fatal_at(__FILE__, __LINE__, "assertion failed: %s", #cond); \
+  } while (0)
+#else
+#define GANNET_ASSERT(cond) \
+  do {                      \
+  } while (0)
+#endif

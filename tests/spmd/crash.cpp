@@ -1,0 +1,49 @@
+// Misbehaving ranks for the launcher tests (tests/spmd/launcher_test.sh):
+//   crash MODE [RANK [CODE]] — rank RANK misbehaves after init, the others wait in a barrier.
+//   MODE: abort | segv | exit (with CODE) | nofinalize | hang (every rank sleeps) |
+//         heap (print the shared heap size) | before-init (rank_me() before init) |
+//         bad-rank (world()[rank_n()]) | ok
+// Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <upcxx/upcxx.hpp>
+
+int main(int argc, char** argv) {
+  std::string mode = argc > 1 ? argv[1] : "ok";
+  int victim = argc > 2 ? std::atoi(argv[2]) : 0;
+  int code = argc > 3 ? std::atoi(argv[3]) : 1;
+  if (mode == "before-init") {
+    return upcxx::rank_me();
+  }
+  upcxx::init();
+  const int me = upcxx::rank_me();
+  if (const char* dir = std::getenv("CRASH_PID_DIR")) {
+    std::string path = std::string(dir) + "/pid." + std::to_string(me);
+    if (FILE* f = std::fopen(path.c_str(), "w")) {
+      std::fprintf(f, "%d\n", static_cast<int>(::getpid()));
+      std::fclose(f);
+    }
+  }
+  upcxx::barrier();
+  if (mode == "hang") {
+    for (;;) ::pause();
+  }
+  if (mode == "heap") {
+    std::printf("rank %d heap %zu\n", me, upcxx::shared_segment_size());
+  } else if (me == victim) {
+    if (mode == "abort") std::abort();
+    if (mode == "segv") ::raise(SIGSEGV);
+    if (mode == "exit") std::exit(code);
+    if (mode == "nofinalize") return 0;
+    if (mode == "bad-rank") return upcxx::world()[upcxx::rank_n()];
+  }
+  upcxx::barrier();
+  upcxx::finalize();
+  return 0;
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Launcher behaviour, one case per invocation (CTest registers each case as its own test):
+#   launcher_test.sh GANNET_RUN CRASH_BINARY CASE
+# Failures, signals, bad input, heap sizing and /dev/shm hygiene. Checks outcomes (exit
+# status, messages, processes gone, nothing left in /dev/shm), never speed: the time bounds
+# below are generous ceilings that only catch hangs.
+set -u
+run=$1
+crash=$2
+case_name=$3
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() {
+  echo "FAIL [$case_name]: $*"
+  echo "--- stdout:"; cat "$work/out" 2>/dev/null
+  echo "--- stderr:"; cat "$work/err" 2>/dev/null
+  exit 1
+}
+shm_snapshot() { ls /dev/shm 2>/dev/null | grep -c '^gannet-' || true; }
+shm_before=$(shm_snapshot)
+check_no_shm_left() {
+  local now
+  now=$(shm_snapshot)
+  [ "$now" -le "$shm_before" ] || fail "objects left in /dev/shm: $(ls /dev/shm | grep '^gannet-')"
+}
+# Runs the launcher, recording its status in $status and its duration in $secs.
+launch() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$run" "$@" >"$work/out" 2>"$work/err"
+  status=$?
+  t1=$(date +%s.%N)
+  secs=$(echo "$t1 - $t0" | bc)
+}
+expect_status() { [ "$status" -eq "$1" ] || fail "exit status $status, expected $1"; }
+expect_err() { grep -Eq -- "$1" "$work/err" || fail "stderr lacks /$1/"; }
+expect_out() { grep -Eq -- "$1" "$work/out" || fail "stdout lacks /$1/"; }
+expect_under() { [ "$(echo "$secs < $1" | bc)" -eq 1 ] || fail "took ${secs}s (ceiling $1 s)"; }
+pids_gone() {
+  # Waits up to $1 seconds for every pid recorded by the ranks to disappear.
+  local deadline=$((SECONDS + $1)) p alive
+  while :; do
+    alive=0
+    for f in "$work"/pids/pid.*; do
+      [ -e "$f" ] || continue
+      p=$(cat "$f")
+      if kill -0 "$p" 2>/dev/null && [ "$(ps -o stat= -p "$p" | cut -c1)" != Z ]; then alive=1; fi
+    done
+    [ $alive -eq 0 ] && return 0
+    [ $SECONDS -ge $deadline ] && return 1
+    sleep 0.1
+  done
+}
+mkdir -p "$work/pids"
+export CRASH_PID_DIR="$work/pids"
+
+case "$case_name" in
+abort)
+  launch -n 4 "$crash" abort 1
+  expect_status 134
+  expect_err "rank 1: killed by SIGABRT"
+  expect_err "ending the other 3 ranks"
+  expect_under 20
+  pids_gone 5 || fail "ranks still alive"
+  ;;
+segv)
+  launch -n 2 "$crash" segv 0
+  expect_status 139
+  expect_err "rank 0: killed by SIGSEGV"
+  pids_gone 5 || fail "ranks still alive"
+  ;;
+exit-code)
+  launch -n 4 "$crash" exit 2 7
+  expect_status 7
+  expect_err "rank 2: exited with status 7"
+  pids_gone 5 || fail "ranks still alive"
+  ;;
+no-finalize)
+  launch -n 2 "$crash" nofinalize 1
+  expect_status 1
+  expect_err "rank 1: exited \(status 0\) without calling upcxx::finalize\(\)"
+  ;;
+clean)
+  launch -n 4 "$crash" ok
+  expect_status 0
+  [ ! -s "$work/err" ] || fail "unexpected stderr"
+  ;;
+output)
+  # Every rank's stdout reaches the launcher's stdout.
+  launch -n 4 "$crash" heap
+  expect_status 0
+  for r in 0 1 2 3; do expect_out "^rank $r heap "; done
+  ;;
+sigint | sigterm)
+  sig=INT; [ "$case_name" = sigterm ] && sig=TERM
+  "$run" -n 3 "$crash" hang >"$work/out" 2>"$work/err" &
+  lpid=$!
+  for _ in $(seq 100); do [ "$(ls "$work/pids" | wc -l)" -eq 3 ] && break; sleep 0.1; done
+  [ "$(ls "$work/pids" | wc -l)" -eq 3 ] || fail "ranks did not start"
+  kill -"$sig" $lpid
+  wait $lpid
+  status=$?
+  if [ $sig = INT ]; then expect_status 130; else expect_status 143; fi
+  expect_err "received SIG$sig; ending 3 ranks"
+  pids_gone 5 || fail "ranks still alive"
+  ;;
+sigkill-launcher)
+  "$run" -n 3 "$crash" hang >"$work/out" 2>"$work/err" &
+  lpid=$!
+  for _ in $(seq 100); do [ "$(ls "$work/pids" | wc -l)" -eq 3 ] && break; sleep 0.1; done
+  [ "$(ls "$work/pids" | wc -l)" -eq 3 ] || fail "ranks did not start"
+  kill -KILL $lpid
+  wait $lpid 2>/dev/null
+  pids_gone 5 || fail "ranks outlived the SIGKILLed launcher"
+  ;;
+bad-input)
+  marker="$work/started"
+  check_rejected() {  # args...: must fail before starting anything, with one line on stderr
+    "$run" "$@" >"$work/out" 2>"$work/err"
+    status=$?
+    [ $status -ne 0 ] || fail "accepted: $*"
+    [ ! -e "$marker" ] || fail "started ranks for: $*"
+    [ -s "$work/err" ] || fail "no message for: $*"
+    grep -q "gannet-run: " "$work/err" || fail "message not prefixed for: $*"
+  }
+  check_rejected -n 0 touch "$marker";                 expect_err "at least 1"
+  check_rejected -n abc touch "$marker";               expect_err "whole number of ranks, not 'abc'"
+  check_rejected -n -3 touch "$marker";                expect_err "whole number"
+  check_rejected --frobnicate -n 2 touch "$marker";    expect_err "unknown option '--frobnicate'"
+  check_rejected -n 2 --shared-heap 12QB touch "$marker"; expect_err "invalid shared heap size '12QB'"
+  check_rejected -n 2 --shared-heap 1000TB touch "$marker"; expect_err "exceed this machine's memory"
+  check_rejected -n 2 ./no-such-program;               expect_err "cannot run './no-such-program'"
+  check_rejected -n 2 no-such-program-anywhere;        expect_err "no such program"
+  check_rejected touch "$marker";                      expect_err "-n N"
+  check_rejected -n 2;                                 expect_err "no program"
+  check_rejected -n 2 --shared-heap;                   expect_err "needs a value"
+  UPCXX_SHARED_HEAP_SIZE=lots check_rejected -n 1 touch "$marker"; expect_err "invalid shared heap size 'lots'"
+  ;;
+heap-sizes)
+  # The UPC++ spellings and the environment variable, seen by the program.
+  launch -np 2 -shared-heap 8MB "$crash" heap
+  expect_status 0; expect_out "^rank 1 heap 8388608$"
+  launch -n 2 --shared-heap=3MB "$crash" heap
+  expect_status 0; expect_out "^rank 0 heap 3145728$"
+  UPCXX_SHARED_HEAP_SIZE=5MB launch -n 2 "$crash" heap
+  expect_status 0; expect_out "^rank 0 heap 5242880$"
+  launch -n 1 "$crash" heap
+  expect_status 0; expect_out "^rank 0 heap 134217728$"
+  # A percentage of physical memory, split between the ranks.
+  launch -n 2 --shared-heap 1% "$crash" heap
+  expect_status 0
+  phys=$(( $(getconf _PHYS_PAGES) * $(getconf PAGESIZE) ))
+  got=$(grep '^rank 0 heap' "$work/out" | awk '{print $4}')
+  want=$(( phys / 100 / 2 ))
+  [ $(( got > want ? got - want : want - got )) -lt 65536 ] || fail "1% of $phys over 2 ranks: got $got, want ~$want"
+  # Running the program directly is a one-rank job with the default heap.
+  "$crash" heap >"$work/out" 2>"$work/err" || fail "direct run failed"
+  expect_out "^rank 0 heap 134217728$"
+  UPCXX_SHARED_HEAP_SIZE=2MB "$crash" heap >"$work/out" 2>"$work/err" || fail "direct run failed"
+  expect_out "^rank 0 heap 2097152$"
+  ;;
+small-devshm)
+  # A /dev/shm too small for the heaps is reported before anything starts. Needs a private
+  # mount namespace (root, unshare); skipped where the sandbox forbids it.
+  if ! unshare -m true 2>/dev/null; then echo "SKIP: cannot create a mount namespace"; exit 0; fi
+  unshare -m bash -c "mount -t tmpfs -o size=8m tmpfs /dev/shm && exec '$run' -n 2 --shared-heap 16MB touch '$work/started'" \
+    >"$work/out" 2>"$work/err"
+  status=$?
+  [ $status -ne 0 ] || fail "accepted a job larger than /dev/shm"
+  [ ! -e "$work/started" ] || fail "started ranks"
+  expect_err "/dev/shm has 8 MiB free but 2 ranks x 16 MiB of shared heap need"
+  expect_err "mount -o remount,size="
+  ;;
+debug-before-init)
+  launch -n 2 "$crash" before-init
+  [ "$status" -ne 0 ] || fail "rank_me() before init was not caught"
+  expect_err "crash.cpp:[0-9]+: upcxx::rank_me\(\) called while UPC\+\+ is not initialized"
+  expect_err "killed by SIGABRT"
+  ;;
+debug-bad-rank)
+  launch -n 2 "$crash" bad-rank 1
+  [ "$status" -ne 0 ] || fail "bad rank not caught"
+  expect_err "team::operator\[\]: rank 2 is out of range \[0, 2\)"
+  expect_err "rank 1: killed by SIGABRT"
+  ;;
+*)
+  echo "unknown case $case_name"; exit 2 ;;
+esac
+check_no_shm_left
+echo "PASS [$case_name]"
