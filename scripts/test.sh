@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds Gannet and runs the whole test suite (unit, multi-rank through gannet-run, launcher
+# failure paths, install/packaging).
+#   scripts/test.sh [BUILD_DIR] [extra cmake -D options...]
+# e.g. scripts/test.sh build-asan -DGANNET_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$src/build}
+shift || true
+"$src/scripts/deps.sh"
+cmake -S "$src" -B "$build" "$@"
+cmake --build "$build" -j"$(nproc)"
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)" --timeout 300
