@@ -113,6 +113,7 @@ void init() {
     gannet::util::set_log_prefix(prefix);
   }
   auto& tp = *r.tp;
+  tp.attach();
   const int n = tp.rank_n();
   const int me = tp.rank_me();
 
@@ -158,7 +159,7 @@ void finalize() {
     return;
   }
   barrier();  // spec §2.3 ¶11
-  r.tp->finalize();
+  r.tp->detach();
   r.heap.reset();
   r.world.reset();
   r.local.reset();

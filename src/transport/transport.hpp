@@ -146,8 +146,11 @@ class transport {
   // loops in the runtime check it and exit instead of waiting forever.
   virtual bool job_aborting() const = 0;
 
-  // Called by the runtime at finalize, after the final barrier.
-  virtual void finalize() = 0;
+  // ---- library state -------------------------------------------------------------------
+  // attach() at every init that initializes the library, detach() at the matching finalize
+  // (after its barrier). A process may attach again after detaching (spec §2.1: re-init).
+  virtual void attach() = 0;
+  virtual void detach() = 0;
 };
 
 // Chooses and builds the transport for this process from its environment: the smp

@@ -85,5 +85,12 @@ int main(int argc, char** argv) {
   upcxx::say() << "spmd_basic OK";
   upcxx::finalize();
   SPMD_CHECK(!upcxx::initialized());
+
+  // Re-initialization after a full finalize (spec §2.1 ¶1): the job is the same.
+  upcxx::init();
+  SPMD_CHECK(upcxx::rank_me() == me && upcxx::rank_n() == n);
+  auto again = gannet::all_gather(me * 3);
+  for (int r = 0; r < n; ++r) SPMD_CHECK(again[r] == r * 3);
+  upcxx::finalize();
   return 0;
 }

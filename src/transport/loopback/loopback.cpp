@@ -115,7 +115,8 @@ class loopback_transport final : public transport {
   }
 
   bool job_aborting() const override { return false; }
-  void finalize() override {}
+  void attach() override {}
+  void detach() override {}
 
  private:
   struct pending_rma {

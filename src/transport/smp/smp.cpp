@@ -145,9 +145,9 @@ class smp_transport final : public transport {
     return header_->abort.load(std::memory_order_relaxed) != 0;
   }
 
-  void finalize() override {
-    slots_[me_].state.store(smp::rank_finalized, std::memory_order_release);
-  }
+  // The launcher reads the state when the rank exits: exiting while attached is a failure.
+  void attach() override { slots_[me_].state.store(smp::rank_initialized, std::memory_order_release); }
+  void detach() override { slots_[me_].state.store(smp::rank_finalized, std::memory_order_release); }
 
  private:
   std::uintptr_t seg_offset(rank_t r) const {
@@ -158,11 +158,10 @@ class smp_transport final : public transport {
   // that segment() and local_address() can translate addresses of any rank.
   void bootstrap() {
     slots_[me_].region_base.store(reinterpret_cast<std::uintptr_t>(region_), std::memory_order_relaxed);
-    slots_[me_].state.store(smp::rank_initialized, std::memory_order_release);
     header_->boot_count.fetch_add(1, std::memory_order_acq_rel);
     unsigned spins = 0;
     while (header_->boot_count.load(std::memory_order_acquire) < static_cast<std::uint32_t>(n_)) {
-      if (job_aborting()) util::fatal("the job is being torn down during startup");
+      if (job_aborting()) std::_Exit(1);  // another rank failed; the launcher reports it
       if (++spins > 64) ::usleep(50);
     }
     owner_base_.resize(static_cast<std::size_t>(n_));
