@@ -24,7 +24,7 @@ math(EXPR _gannet_upcxx_patch "${CMAKE_MATCH_3}")  # drops the leading zero: 00 
 set(GANNET_UPCXX_VERSION "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}.${_gannet_upcxx_patch}")
 
 # A library built with sanitizers only links into programs linked with the same runtime, so
-# the wrapper, upcxx-meta, pkg-config and the CMake target carry the flag along.
+# the wrapper, upcxx-meta, pkg-config and the exported CMake targets carry the flag along.
 set(GANNET_EXTRA_LINK_FLAGS "")
 if(GANNET_SANITIZE)
   set(GANNET_EXTRA_LINK_FLAGS "-fsanitize=${GANNET_SANITIZE}")
@@ -40,22 +40,30 @@ set_target_properties(gannet_upcxx PROPERTIES EXPORT_NAME upcxx)
 target_link_libraries(gannet_upcxx INTERFACE gannet_static)
 target_compile_features(gannet_upcxx INTERFACE cxx_std_20)
 target_compile_definitions(gannet_upcxx INTERFACE $<$<NOT:$<CONFIG:Debug>>:UPCXX_CODEMODE=3>)
-if(GANNET_SANITIZE)
-  target_link_options(gannet_upcxx INTERFACE ${GANNET_EXTRA_LINK_FLAGS})
-endif()
 add_library(Gannet::upcxx ALIAS gannet_upcxx)
+# The public headers need C++20, so a consumer linking either library target directly gets
+# it too (this build already compiles everything as C++20). A sanitized library needs the
+# sanitizer runtime in the program (for the shared one, first in the load order), so the
+# installed targets ask for it at link time.
+foreach(_t gannet_static gannet_shared)
+  target_compile_features(${_t} INTERFACE cxx_std_20)
+  if(GANNET_SANITIZE)
+    target_link_options(${_t} INTERFACE ${GANNET_EXTRA_LINK_FLAGS})
+  endif()
+endforeach()
 
 # --- Headers, libraries, launcher ----------------------------------------------------------
 # The two public trees are installed whole: everything under include/ is public by layout.
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/upcxx" "${PROJECT_SOURCE_DIR}/include/gannet"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 
+# The include directory reaches the exported targets through the libraries' own
+# $<INSTALL_INTERFACE:include> (src/CMakeLists.txt), so no INCLUDES DESTINATION here.
 install(TARGETS gannet_static gannet_shared gannet_upcxx
         EXPORT GannetTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
-        RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
-        INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+        RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 
 install(TARGETS gannet-run RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 # upcxx-run is the name UPC++ users type. A relative symlink keeps working when the prefix
@@ -84,6 +92,7 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_BINDIR}")
   set(GANNET_BIN_TO_PREFIX "${CMAKE_INSTALL_PREFIX}")
 else()
   file(RELATIVE_PATH GANNET_BIN_TO_PREFIX "/gannet-root/${CMAKE_INSTALL_BINDIR}" "/gannet-root")
+  string(REGEX REPLACE "/$" "" GANNET_BIN_TO_PREFIX "${GANNET_BIN_TO_PREFIX}")
 endif()
 
 # The C compiler upcxx-meta reports (CC): the project enables only C++, so name the C
@@ -148,12 +157,14 @@ install(FILES "${PROJECT_BINARY_DIR}/cmake/UPCXXConfig.cmake"
 # --- pkg-config ----------------------------------------------------------------------------
 # ${pcfiledir} is the directory holding the .pc file, wherever the tree now lives.
 file(RELATIVE_PATH GANNET_PC_TO_PREFIX "/gannet-root/${GANNET_INSTALL_PKGCONFIGDIR}" "/gannet-root")
+string(REGEX REPLACE "/$" "" GANNET_PC_TO_PREFIX "${GANNET_PC_TO_PREFIX}")
 set(GANNET_PC_PREFIX "\${pcfiledir}/${GANNET_PC_TO_PREFIX}")
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   set(GANNET_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
 endif()
 _gannet_shell_dir(GANNET_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 _gannet_shell_dir(GANNET_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+string(STRIP "\${libdir}/libgannet.a -lpthread -lrt ${GANNET_EXTRA_LINK_FLAGS}" GANNET_PC_LIBS)
 
 # One template, two names: upcxx.pc for UPC++ build systems (versioned like UPC++) and
 # gannet.pc for those that ask for this implementation by name.

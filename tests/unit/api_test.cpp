@@ -302,6 +302,17 @@ TEST_F(DebugChecks, ToGlobalPtrOfPrivateMemory) {
   EXPECT_DEATH((void)upcxx::to_global_ptr(&x), "api_test.cpp:[0-9]+: upcxx::to_global_ptr.*not in the shared segment");
 }
 
+TEST_F(DebugChecks, ArithmeticOnNull) {
+  upcxx::global_ptr<int> null;
+  EXPECT_DEATH((void)(null + 1), "arithmetic on a null global_ptr");
+  EXPECT_DEATH(++null, "arithmetic on a null global_ptr");
+}
+
+TEST_F(DebugChecks, FreeingAnotherRanksOrPrivateMemory) {
+  int x = 0;
+  EXPECT_DEATH(upcxx::deallocate(&x), "not a pointer into this rank's shared heap");
+}
+
 TEST_F(DebugChecks, FinalizeWithoutInit) {
   EXPECT_DEATH(
       {

@@ -1,0 +1,326 @@
+#!/usr/bin/env bash
+# run-install-test.sh BUILD_DIR SOURCE_DIR [CONFIG]
+#
+# Installs a finished Gannet build into a fresh temporary prefix, moves the installed tree
+# elsewhere (a relocatable install must not care), and builds UPC++ programs against it in
+# every supported way: the upcxx wrapper in each codemode and threadmode, compile-only and
+# link-only steps, CMake projects using find_package(UPCXX) and find_package(Gannet),
+# pkg-config, and upcxx-meta. Multi-rank programs run under the installed upcxx-run.
+# Prints one line per check, the time `upcxx -O2 hello.cpp` takes, and exits non-zero at
+# the first failure (showing that step's output). The temporary tree is always removed.
+#
+# CONFIG is the configuration to install for multi-config generators; $CMAKE_COMMAND
+# names the cmake to use (default: cmake from PATH).
+set -euo pipefail
+
+if [[ $# -lt 2 || $# -gt 3 ]]; then
+  echo "usage: $0 BUILD_DIR SOURCE_DIR [CONFIG]" >&2
+  exit 2
+fi
+build_dir=$(readlink -f -- "$1")
+source_dir=$(readlink -f -- "$2")
+config=${3:-}
+here="$source_dir/tests/install"
+cmake=${CMAKE_COMMAND:-cmake}
+
+# The modes under test are chosen explicitly below; the caller's settings must not leak in.
+unset UPCXX_CODEMODE UPCXX_THREADMODE UPCXX_NETWORK UPCXX_CXX
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gannet-install-test.XXXXXX")
+cleanup() { rm -rf -- "$work"; }
+trap cleanup EXIT
+log="$work/step.log"
+n_checks=0
+
+section() { printf '\n== %s\n' "$*"; }
+pass() { n_checks=$((n_checks + 1)); printf 'ok   %s\n' "$*"; }
+fail() {
+  printf 'FAIL %s\n' "$*" >&2
+  if [[ -s $log ]]; then
+    echo "---- output of the failing step:" >&2
+    cat -- "$log" >&2
+  fi
+  exit 1
+}
+# run WHAT CMD...: runs CMD with its output in $log (stdout only: $log.err has stderr, both
+# shown on failure); fails the test if CMD fails.
+run() {
+  local what=$1 rc=0
+  shift
+  "$@" >"$log" 2>"$log.err" || rc=$?
+  if ((rc != 0)); then
+    cat -- "$log.err" >>"$log"
+    fail "$what: exit status $rc from: $(printf '%q ' "$@")"
+  fi
+}
+# run_fails WHAT PATTERN CMD...: CMD must fail and say something matching PATTERN.
+run_fails() {
+  local what=$1 pattern=$2
+  shift 2
+  if "$@" >"$log" 2>&1; then fail "$what: succeeded, but should have failed"; fi
+  grep -q -- "$pattern" "$log" || fail "$what: the error does not mention '$pattern'"
+  pass "$what (rejected: $(head -n 1 "$log"))"
+}
+# Output lines of a multi-rank run come in any order; compare them sorted.
+expect_lines() {
+  local what=$1 expected=$2 got
+  got=$(sort <"$log")
+  [[ $got == "$(sort <<<"$expected")" ]] || fail "$what: got:"$'\n'"$got"$'\n'"expected:"$'\n'"$expected"
+}
+hello_expected() {  # the sorted output of hello on $1 ranks
+  local r
+  for ((r = 0; r < $1; r++)); do echo "Hello from rank $r of $1"; done
+}
+# Runs a program on N ranks under the installed launcher; a hung job fails instead of
+# blocking the test run.
+spmd() { local n=$1; shift; timeout 120 "$prefix/bin/upcxx-run" -n "$n" "$@"; }
+
+# --- Install, then move --------------------------------------------------------------------
+section "install $build_dir"
+stage="$work/stage"
+install_args=(--install "$build_dir" --prefix "$stage")
+[[ -n $config ]] && install_args+=(--config "$config")
+run "cmake --install" "$cmake" "${install_args[@]}"
+pass "cmake --install into a fresh prefix"
+prefix="$work/moved/prefix"
+mkdir -p -- "$work/moved"
+mv -- "$stage" "$prefix"
+pass "installed tree moved from $stage to $prefix (all checks below use the moved tree)"
+
+# Install dirs as this build configured them (lib may be lib64 on some systems).
+cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build_dir/CMakeCache.txt"; }
+libdir="$prefix/$(cache_value CMAKE_INSTALL_LIBDIR)"
+[[ $libdir != "$prefix/" ]] || libdir="$prefix/lib"
+
+for f in include/upcxx/upcxx.hpp include/upcxx/version.hpp include/gannet/exchange.hpp \
+         bin/gannet-run bin/upcxx-run bin/upcxx bin/upcxx-meta; do
+  [[ -e $prefix/$f ]] || fail "installed tree lacks $f"
+done
+for f in libgannet.a libgannet.so cmake/Gannet/GannetConfig.cmake \
+         cmake/Gannet/GannetConfigVersion.cmake cmake/Gannet/GannetTargets.cmake \
+         cmake/UPCXX/UPCXXConfig.cmake cmake/UPCXX/UPCXXConfigVersion.cmake \
+         pkgconfig/upcxx.pc pkgconfig/gannet.pc; do
+  [[ -e $libdir/$f ]] || fail "installed tree lacks ${libdir#"$prefix/"}/$f"
+done
+for f in gannet-run upcxx-run upcxx upcxx-meta; do
+  [[ -x $prefix/bin/$f ]] || fail "bin/$f is not executable"
+done
+pass "layout: headers, libgannet.a/.so, bin/{gannet-run,upcxx-run,upcxx,upcxx-meta}, CMake packages, .pc files"
+
+# No text file may name the build, source or original install tree: such a path would
+# break once either is gone or the tree moves. (Binaries may carry source paths in debug
+# information; that is harmless, so -I skips them.)
+for p in "$build_dir" "$source_dir" "$stage"; do
+  if grep -rIl -F -- "$p" "$prefix" >"$log"; then
+    fail "installed text files name $p"
+  fi
+done
+pass "relocatable: no installed text file names the build, source or staging directory"
+
+upcxx="$prefix/bin/upcxx"
+meta="$prefix/bin/upcxx-meta"
+cxx=$("$meta" CXX)
+mkdir -p -- "$work/run"
+cd -- "$work/run"
+
+# --- (a) hello world with the wrapper ------------------------------------------------------
+section "upcxx wrapper: hello world"
+run "upcxx -O2 hello.cpp" "$upcxx" -O2 "$here/hello.cpp" -o hello
+run "upcxx-run -n 2 ./hello" spmd 2 ./hello
+expect_lines "hello on 2 ranks" "$(hello_expected 2)"
+pass "upcxx -O2 hello.cpp -o hello; upcxx-run -n 2 ./hello prints both ranks' greetings"
+run "gannet-run -n 3 ./hello" timeout 120 "$prefix/bin/gannet-run" -n 3 ./hello
+expect_lines "hello on 3 ranks" "$(hello_expected 3)"
+pass "gannet-run -n 3 ./hello"
+
+# --- (b) codemode and threadmode -----------------------------------------------------------
+section "upcxx wrapper: codemode, threadmode, network"
+# probe EXPECTED CMD...: builds codemode_probe.cpp with CMD and checks what it reports.
+probe() {
+  local expected=$1
+  shift
+  rm -f probe
+  run "build the codemode probe with: $*" "$@" "$here/codemode_probe.cpp" -o probe
+  run "run the codemode probe" ./probe
+  local got
+  got=$(cat -- "$log")
+  [[ $got == "$expected" ]] || fail "$*: the probe says '$got', expected '$expected'"
+  pass "$(printf '%s ' "${@/#"$prefix"\/bin\//}")-> $got"
+}
+opt="codemode=opt threadmode=seq optimized=yes asserts=0"
+debug="codemode=debug threadmode=seq optimized=no asserts=1"
+probe "$opt" "$upcxx" -O2
+probe "$opt" "$upcxx"
+probe "$debug" env UPCXX_CODEMODE=debug "$upcxx"
+probe "$opt" env UPCXX_CODEMODE=debug "$upcxx" -codemode=opt
+probe "$opt" env UPCXX_CODEMODE=O3 "$upcxx" -g
+probe "$debug" "$upcxx" -g
+probe "$opt" "$upcxx" -g -O2
+probe "$debug" "$upcxx" -codemode=debug
+probe "codemode=debug threadmode=seq optimized=yes asserts=1" "$upcxx" -codemode=debug -O2
+probe "codemode=opt threadmode=par optimized=yes asserts=0" "$upcxx" -threadmode=par
+probe "codemode=debug threadmode=par optimized=no asserts=1" env UPCXX_THREADMODE=par UPCXX_CODEMODE=debug "$upcxx"
+probe "$opt" env UPCXX_THREADMODE=par "$upcxx" -threadmode=seq
+probe "$opt" "$upcxx" -network=smp
+probe "$opt" "$upcxx" -network=mpi
+
+# What the wrapper adds, read from -show: debug info in debug mode, no -std=c++20 when the
+# user picks a standard, and -Wc, passes an argument the wrapper would otherwise take.
+run "upcxx -show -codemode=debug" "$upcxx" -show -codemode=debug x.cpp
+grep -q -- ' -g ' "$log" || fail "debug codemode does not add -g: $(cat -- "$log")"
+run "upcxx -show -std=gnu++23" "$upcxx" -show -std=gnu++23 x.cpp
+grep -q -- '-std=c++20' "$log" && fail "-std=c++20 added despite the user's -std=: $(cat -- "$log")"
+run "upcxx -show -Wc,-help" "$upcxx" -show -Wc,-help x.cpp
+grep -q -- ' -help ' "$log" || fail "-Wc,-help did not reach the compiler: $(cat -- "$log")"
+pass "upcxx -show: debug adds -g; a user -std= replaces -std=c++20; -Wc,<arg> reaches the compiler"
+
+run_fails "upcxx -network=udp" "not supported" "$upcxx" -network=udp "$here/hello.cpp" -o bad
+run_fails "UPCXX_NETWORK=ibv upcxx" "not supported" env UPCXX_NETWORK=ibv "$upcxx" "$here/hello.cpp" -o bad
+run_fails "upcxx -codemode=fast" "unknown codemode" "$upcxx" -codemode=fast "$here/hello.cpp" -o bad
+run_fails "upcxx -threadmode=many" "unknown threadmode" "$upcxx" -threadmode=many "$here/hello.cpp" -o bad
+
+run "upcxx -help" "$upcxx" -help
+grep -q -- '-codemode=' "$log" || fail "upcxx -help does not describe -codemode"
+pass "upcxx -help"
+run "upcxx --version" "$upcxx" --version
+cp -- "$log" "$work/wrapper-version"
+run "$cxx --version" "$cxx" --version
+cmp -s -- "$log" "$work/wrapper-version" || fail "upcxx --version differs from $cxx --version"
+pass "upcxx --version (no input files) passes through to $cxx"
+
+# --- (c) compile-only, preprocess-only, and link-only --------------------------------------
+section "upcxx wrapper: separate compile and link"
+run "upcxx -c two_tu_main.cpp -o main.o" "$upcxx" -c "$here/two_tu_main.cpp" -o main.o
+run "upcxx -c two_tu_part.cpp" "$upcxx" -c "$here/two_tu_part.cpp"
+[[ -f main.o && -f two_tu_part.o ]] || fail "upcxx -c did not write the objects"
+[[ ! -e a.out ]] || fail "upcxx -c linked a program (a.out)"
+pass "upcxx -c a.cpp [-o a.o] compiles without linking"
+run "upcxx main.o two_tu_part.o -o two" "$upcxx" main.o two_tu_part.o -o two
+run "upcxx-run -n 3 ./two" spmd 3 ./two
+expect_lines "two-object program" "two objects: rank sum 3"
+pass "upcxx main.o two_tu_part.o -o two links; upcxx-run -n 3 ./two runs"
+run "upcxx -E hello.cpp" "$upcxx" -E "$here/hello.cpp"
+grep -q 'rank_me' "$log" || fail "upcxx -E output lacks the upcxx declarations"
+run "upcxx -MM hello.cpp" "$upcxx" -MM "$here/hello.cpp"
+grep -q 'hello.o:' "$log" || fail "upcxx -MM printed no dependency rule"
+run "upcxx -S hello.cpp" "$upcxx" -S "$here/hello.cpp" -o hello.s
+[[ -s hello.s ]] || fail "upcxx -S wrote no assembly"
+pass "upcxx -E, -MM and -S run the compiler without linking"
+
+# --- (d) CMake consumers -------------------------------------------------------------------
+section "CMake: find_package(UPCXX) and find_package(Gannet)"
+# consumer PACKAGE BUILD_TYPE EXPECTED_PROBE [cmake -D options]: configures and builds
+# cmake-consumer/ against the installed tree, runs its hello on 2 ranks and its probe.
+consumer() {
+  local package=$1 build_type=$2 expected=$3
+  shift 3
+  local dir="$work/consumer-$package-$build_type"
+  run "configure the $package consumer ($build_type)" \
+    "$cmake" -S "$here/cmake-consumer" -B "$dir" -DCMAKE_BUILD_TYPE="$build_type" \
+    -DCONSUMER_PACKAGE="$package" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "$@"
+  local found
+  found=$(sed -n "s/^${package}_DIR:PATH=//p" "$dir/CMakeCache.txt")
+  [[ $(readlink -f -- "$found") == "$libdir/cmake/$package" ]] ||
+    fail "find_package($package) found '$found', not the installed tree"
+  run "build the $package consumer ($build_type)" "$cmake" --build "$dir" -j2
+  run "run the $package consumer's hello" spmd 2 "$dir/hello"
+  expect_lines "$package consumer hello" "$(hello_expected 2)"
+  run "run the $package consumer's probe" "$dir/codemode_probe"
+  [[ $(cat -- "$log") == "$expected" ]] ||
+    fail "$package consumer ($build_type): the probe says '$(cat -- "$log")', expected '$expected'"
+  pass "find_package($package) in a $build_type build: hello runs on 2 ranks; probe: $expected"
+}
+consumer UPCXX Release "$opt"
+consumer Gannet Debug "$debug"
+run "run hello linked with Gannet::gannet_shared" spmd 2 "$work/consumer-Gannet-Debug/hello_shared"
+expect_lines "hello_shared" "$(hello_expected 2)"
+pass "Gannet::gannet_shared: a program linked with the shared library runs"
+# The par threadmode through the package variable: reconfigure, rebuild only the probe.
+dir="$work/consumer-UPCXX-Release"
+run "reconfigure the UPCXX consumer with UPCXX_THREADMODE=par" "$cmake" -DUPCXX_THREADMODE=par "$dir"
+run "rebuild the probe" "$cmake" --build "$dir" --target codemode_probe
+run "run the probe" "$dir/codemode_probe"
+[[ $(cat -- "$log") == "codemode=opt threadmode=par optimized=yes asserts=0" ]] ||
+  fail "UPCXX_THREADMODE=par: the probe says '$(cat -- "$log")'"
+pass "find_package(UPCXX) with -DUPCXX_THREADMODE=par -> threadmode=par"
+
+# --- (e) pkg-config ------------------------------------------------------------------------
+section "pkg-config"
+if command -v pkg-config >/dev/null; then
+  for pc in upcxx gannet; do
+    run "pkg-config --cflags --libs $pc" env PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs "$pc"
+    flags=$(cat -- "$log")
+    # Word splitting of $flags is intended: it is a list of compiler arguments.
+    # shellcheck disable=SC2086
+    run "$cxx hello.cpp \$(pkg-config --cflags --libs $pc)" "$cxx" "$here/hello.cpp" $flags -o "hello-pc-$pc"
+    run "upcxx-run -n 2 ./hello-pc-$pc" spmd 2 "./hello-pc-$pc"
+    expect_lines "hello built with pkg-config $pc" "$(hello_expected 2)"
+    run "pkg-config --modversion $pc" env PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --modversion "$pc"
+    pass "pkg-config $pc (version $(cat -- "$log")): $cxx hello.cpp $flags builds a working program"
+  done
+else
+  echo "skip pkg-config checks: pkg-config is not installed"
+fi
+
+# --- (f) upcxx-meta ------------------------------------------------------------------------
+section "upcxx-meta"
+declare -A m  # query -> what upcxx-meta printed
+for q in PPFLAGS CPPFLAGS CXXFLAGS LDFLAGS LIBS CXX CC GASNET_CONDUIT; do
+  run "upcxx-meta $q" "$meta" "$q"
+  m[$q]=$(cat -- "$log")
+done
+[[ ${m[CPPFLAGS]} == "${m[PPFLAGS]}" ]] || fail "upcxx-meta CPPFLAGS differs from PPFLAGS"
+[[ ${m[GASNET_CONDUIT]} == smp ]] || fail "upcxx-meta GASNET_CONDUIT is '${m[GASNET_CONDUIT]}'"
+[[ ${m[PPFLAGS]} == *-DUPCXX_CODEMODE=3* ]] || fail "upcxx-meta PPFLAGS lacks opt codemode: ${m[PPFLAGS]}"
+# shellcheck disable=SC2086
+run "compile with upcxx-meta flags" "${m[CXX]}" ${m[PPFLAGS]} ${m[CXXFLAGS]} -c "$here/hello.cpp" -o hello-meta.o
+# shellcheck disable=SC2086
+run "link with upcxx-meta flags" "${m[CXX]}" ${m[LDFLAGS]} hello-meta.o ${m[LIBS]} -o hello-meta
+run "upcxx-run -n 2 ./hello-meta" spmd 2 ./hello-meta
+expect_lines "hello built with upcxx-meta" "$(hello_expected 2)"
+pass "\$(upcxx-meta CXX) \$(upcxx-meta PPFLAGS) \$(upcxx-meta CXXFLAGS) -c, then LDFLAGS/LIBS link: hello runs"
+for q in PPFLAGS CXXFLAGS LDFLAGS LIBS; do
+  printf '     %-9s %s\n' "$q" "${m[$q]}"
+done
+
+# The debug codemode as upcxx-meta sees it, checked with the probe.
+run "UPCXX_CODEMODE=debug upcxx-meta PPFLAGS" env UPCXX_CODEMODE=debug "$meta" PPFLAGS
+debug_pp=$(cat -- "$log")
+run "UPCXX_CODEMODE=debug upcxx-meta CXXFLAGS" env UPCXX_CODEMODE=debug "$meta" CXXFLAGS
+debug_cxx=$(cat -- "$log")
+# shellcheck disable=SC2086
+run "build the probe with debug upcxx-meta flags" "${m[CXX]}" $debug_pp $debug_cxx "$here/codemode_probe.cpp" -o probe-meta
+run "run the probe" ./probe-meta
+[[ $(cat -- "$log") == "$debug" ]] || fail "UPCXX_CODEMODE=debug upcxx-meta: the probe says '$(cat -- "$log")'"
+run "UPCXX_THREADMODE=par upcxx-meta PPFLAGS" env UPCXX_THREADMODE=par "$meta" PPFLAGS
+grep -q -- '-DUPCXX_THREADMODE=1' "$log" || fail "UPCXX_THREADMODE=par upcxx-meta PPFLAGS: $(cat -- "$log")"
+pass "upcxx-meta follows UPCXX_CODEMODE=debug (probe: debug) and UPCXX_THREADMODE=par"
+
+# SET must be valid shell that reproduces the single queries.
+run "upcxx-meta SET" "$meta" SET
+(
+  unset CXX CC PPFLAGS CPPFLAGS CXXFLAGS LDFLAGS LIBS GASNET_CONDUIT
+  eval "$(cat -- "$log")"
+  [[ $CXX == "${m[CXX]}" && $CC == "${m[CC]}" && $PPFLAGS == "${m[PPFLAGS]}" &&
+     $CPPFLAGS == "${m[CPPFLAGS]}" && $CXXFLAGS == "${m[CXXFLAGS]}" && $LDFLAGS == "${m[LDFLAGS]}" &&
+     $LIBS == "${m[LIBS]}" && $GASNET_CONDUIT == smp ]]
+) || fail "eval \"\$(upcxx-meta SET)\" does not reproduce the single queries"
+pass "eval \"\$(upcxx-meta SET)\" sets CXX CC PPFLAGS CPPFLAGS CXXFLAGS LDFLAGS LIBS GASNET_CONDUIT"
+run_fails "upcxx-meta NONSENSE" "unknown query" "$meta" NONSENSE
+run_fails "UPCXX_CODEMODE=fast upcxx-meta CXXFLAGS" "unknown codemode" env UPCXX_CODEMODE=fast "$meta" CXXFLAGS
+
+# --- (g) compile time ----------------------------------------------------------------------
+section "compile time"
+best_ms=
+for _ in 1 2 3; do
+  t0=$(date +%s%N)
+  run "upcxx -O2 hello.cpp (timed)" "$upcxx" -O2 "$here/hello.cpp" -o hello-timed
+  t1=$(date +%s%N)
+  ms=$(((t1 - t0) / 1000000))
+  if [[ -z $best_ms ]] || ((ms < best_ms)); then best_ms=$ms; fi
+done
+printf 'time upcxx -O2 hello.cpp -o hello (compile + link, best of 3): %d.%03d s\n' \
+  $((best_ms / 1000)) $((best_ms % 1000))
+
+printf '\nall %d install checks passed\n' "$n_checks"
