@@ -10,4 +10,6 @@ shift || true
 "$src/scripts/deps.sh"
 cmake -S "$src" -B "$build" "$@"
 cmake --build "$build" -j"$(nproc)"
-ctest --test-dir "$build" --output-on-failure -j"$(nproc)" --timeout 300
+# GANNET_CTEST_ARGS: extra ctest arguments, e.g. "-E install" to leave out a test.
+# shellcheck disable=SC2086
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)" --timeout 300 ${GANNET_CTEST_ARGS:-}

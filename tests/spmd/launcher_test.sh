@@ -57,6 +57,7 @@ mkdir -p "$work/pids"
 # Under AddressSanitizer a SIGSEGV would become an ASan report and exit status 1; these
 # cases test what the launcher does with a real signal death.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_abort=0"
+export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}handle_segv=0:handle_abort=0"
 export CRASH_PID_DIR="$work/pids"
 
 case "$case_name" in
