@@ -100,6 +100,8 @@ void wait_until_aborting_or(bool (*done)(void*), void* arg) {
 
 namespace upcxx {
 
+void runtime_push_master_persona();  // progress.cpp
+
 using gannet::runtime::rt;
 
 void init() {
@@ -147,6 +149,7 @@ void init() {
   detail::g_state.rank_n = n;
   detail::g_state.peers = r.peers.data();
 
+  runtime_push_master_persona();
   barrier();
 }
 
@@ -168,12 +171,6 @@ void finalize() {
 }
 
 bool initialized() { return detail::g_state.init_count > 0; }
-
-void progress(progress_level) {
-  auto& r = rt();
-  if (!r.tp) return;
-  r.tp->poll();
-}
 
 char* getenv_console(const char* env_var) { return std::getenv(env_var); }
 

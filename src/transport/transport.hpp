@@ -140,6 +140,9 @@ class transport {
   // ---- progress ------------------------------------------------------------------------
   // Services incoming messages and completions; returns true if it did any work.
   virtual bool poll() = 0;
+  // True while operations this process initiated still need poll() to reach their
+  // targets (UPC++ progress_required, spec §10.3).
+  virtual bool progress_required() const = 0;
 
   // ---- failure -------------------------------------------------------------------------
   // True once the job is being torn down (another rank died, the launcher went away): spin

@@ -114,6 +114,7 @@ class loopback_transport final : public transport {
     return did;
   }
 
+  bool progress_required() const override { return !pending_.empty() || !am_queue_.empty(); }
   bool job_aborting() const override { return false; }
   void attach() override {}
   void detach() override {}

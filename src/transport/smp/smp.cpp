@@ -140,6 +140,7 @@ class smp_transport final : public transport {
   }
 
   bool poll() override { return false; }
+  bool progress_required() const override { return false; }  // every operation is done at injection
 
   bool job_aborting() const override {
     return header_->abort.load(std::memory_order_relaxed) != 0;

@@ -1,0 +1,215 @@
+// Completions (spec chapter 7) with the eager/deferred factories of seed 000 §III-A.
+//
+//   source_cx::    as_future, as_promise, as_lpc, as_buffered, as_blocking,
+//                  as_eager_future, as_defer_future, as_eager_promise, as_defer_promise
+//   operation_cx:: as_future, as_promise, as_lpc, and the eager/defer variants
+//   remote_cx::    as_rpc (with remote procedure calls)
+// Completion objects compose with `|`; an operation returns void, one future, or a tuple
+// of futures in `|` order (spec §7.2.2).
+//
+// Eager vs deferred: as_future/as_promise are eager unless UPCXX_DEFER_COMPLETION is
+// defined. An eager notification of an event that happened before the initiating call
+// returned is delivered at once: a ready future, and a promise left untouched (or, for a
+// value-producing event, given its values without changing its count). A deferred one, and
+// every notification of an event that happens later, is delivered during a later
+// user-level progress of the initiating persona. LPCs always run during the target
+// persona's user-level progress.
+#pragma once
+
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "upcxx/future.hpp"
+#include "upcxx/persona.hpp"
+#include "upcxx/promise.hpp"
+
+namespace upcxx {
+
+namespace detail {
+
+enum class cx_event : unsigned char { source, remote, operation };
+
+#ifdef UPCXX_DEFER_COMPLETION
+inline constexpr bool default_eager = false;
+#else
+inline constexpr bool default_eager = true;
+#endif
+
+template <cx_event E, bool Eager>
+struct future_cx {
+  static constexpr cx_event event = E;
+};
+template <cx_event E, bool Eager, typename... T>
+struct promise_cx {
+  static constexpr cx_event event = E;
+  promise<T...> pro;
+};
+template <cx_event E, typename Fn>
+struct lpc_cx {
+  static constexpr cx_event event = E;
+  persona* target;
+  Fn fn;
+};
+template <bool Blocking>
+struct buffered_cx {
+  static constexpr cx_event event = cx_event::source;
+};
+
+template <typename... Cx>
+struct completions {
+  std::tuple<Cx...> items;
+};
+
+template <typename X>
+struct is_completions : std::false_type {};
+template <typename... Cx>
+struct is_completions<completions<Cx...>> : std::true_type {};
+
+template <cx_event E>
+struct event_factories {
+  static completions<future_cx<E, default_eager>> as_future() { return {}; }
+  static completions<future_cx<E, true>> as_eager_future() { return {}; }
+  static completions<future_cx<E, false>> as_defer_future() { return {}; }
+  template <typename... T>
+  static completions<promise_cx<E, default_eager, T...>> as_promise(promise<T...> pro) {
+    return {{promise_cx<E, default_eager, T...>{std::move(pro)}}};
+  }
+  template <typename... T>
+  static completions<promise_cx<E, true, T...>> as_eager_promise(promise<T...> pro) {
+    return {{promise_cx<E, true, T...>{std::move(pro)}}};
+  }
+  template <typename... T>
+  static completions<promise_cx<E, false, T...>> as_defer_promise(promise<T...> pro) {
+    return {{promise_cx<E, false, T...>{std::move(pro)}}};
+  }
+  template <typename Func>
+  static completions<lpc_cx<E, std::decay_t<Func>>> as_lpc(persona& target, Func&& func) {
+    return {{lpc_cx<E, std::decay_t<Func>>{&target, std::forward<Func>(func)}}};
+  }
+};
+
+}  // namespace detail
+
+// A completion object: the result of a factory below or of `|` on two of them.
+template <typename C>
+concept completion_object = detail::is_completions<std::remove_cvref_t<C>>::value;
+
+struct source_cx : detail::event_factories<detail::cx_event::source> {
+  static detail::completions<detail::buffered_cx<false>> as_buffered() { return {}; }
+  static detail::completions<detail::buffered_cx<true>> as_blocking() { return {}; }
+};
+struct operation_cx : detail::event_factories<detail::cx_event::operation> {};
+struct remote_cx {};  // as_rpc arrives with remote procedure calls
+
+template <typename... A, typename... B>
+detail::completions<A..., B...> operator|(detail::completions<A...> a, detail::completions<B...> b) {
+  return {std::tuple_cat(std::move(a.items), std::move(b.items))};
+}
+
+namespace detail {
+
+// ---- return types (spec §7.2.2) ----
+// The future an item contributes when its event carries values V...
+template <typename Item, typename... V>
+struct item_future {
+  using type = std::tuple<>;
+};
+template <cx_event E, bool Eager, typename... V>
+struct item_future<future_cx<E, Eager>, V...> {
+  using type = std::tuple<future<V...>>;
+};
+
+template <typename Tuple>
+struct collapse {
+  using type = Tuple;
+};
+template <>
+struct collapse<std::tuple<>> {
+  using type = void;
+};
+template <typename F>
+struct collapse<std::tuple<F>> {
+  using type = F;
+};
+
+template <typename T>
+decltype(auto) collapse_value(T&& t) {
+  using tuple_t = std::remove_cvref_t<T>;
+  if constexpr (std::tuple_size_v<tuple_t> == 0) return;
+  else if constexpr (std::tuple_size_v<tuple_t> == 1) return std::get<0>(std::forward<T>(t));
+  else return tuple_t(std::forward<T>(t));
+}
+
+// What one operation reports per event: Src/Rem/Op are event_values<V...> lists; an event
+// that the operation does not provide is event_none.
+template <typename... V>
+struct event_values {};
+struct event_none {};
+
+template <cx_event E, typename Src, typename Op>
+using values_for = std::conditional_t<E == cx_event::source, Src, Op>;
+
+// ---- synchronous completion: every event happened before the call returns ----
+void defer_to_current(cell_base* cell, std::intptr_t count);
+
+template <typename... V>
+struct sync_notify {
+  // Returns this item's contribution to the result tuple.
+  template <cx_event E, bool Eager>
+  static auto item(future_cx<E, Eager>&, const std::tuple<V...>& vals) {
+    if constexpr (Eager) {
+      return std::tuple<future<V...>>(ready_from_tuple<future<V...>>(vals));
+    } else {
+      auto* c = new value_cell<V...>();
+      c->emplace_tuple(std::tuple<V...>(vals));
+      c->add_ref();  // one for the queue, one for the returned future
+      defer_to_current(c, 1);
+      return std::tuple<future<V...>>(future<V...>(adopt_cell, c));
+    }
+  }
+  template <cx_event E, bool Eager, typename... T>
+  static std::tuple<> item(promise_cx<E, Eager, T...>& p, const std::tuple<V...>& vals) {
+    auto* c = p.pro.cell();
+    if constexpr (sizeof...(V) > 0) c->emplace_tuple(std::tuple<T...>(vals));
+    if constexpr (!Eager) {
+      // require_anonymous(1) now, fulfill during progress: the promise cannot become
+      // ready before then (the deferred contract).
+      c->deps += 1;
+      c->add_ref();
+      defer_to_current(c, 1);
+    }
+    return {};
+  }
+  template <cx_event E, typename Fn>
+  static std::tuple<> item(lpc_cx<E, Fn>& l, const std::tuple<V...>& vals) {
+    l.target->lpc_ff([fn = std::move(l.fn), vals]() mutable { std::apply(fn, std::move(vals)); });
+    return {};
+  }
+  template <bool B>
+  static std::tuple<> item(buffered_cx<B>&, const std::tuple<V...>&) {
+    return {};
+  }
+};
+
+template <cx_event E, typename Item>
+inline constexpr bool item_is_event = Item::event == E;
+
+// Notifies every item of a completion object whose events all happened synchronously.
+// SrcVals/OpVals are the values of source and operation completion (tuples).
+template <typename... Cx, typename... S, typename... O>
+auto complete_sync(completions<Cx...>& cxs, const std::tuple<S...>& src_vals, const std::tuple<O...>& op_vals) {
+  auto parts = std::apply(
+      [&](Cx&... items) {
+        return std::tuple_cat([&](auto& item) {
+          using item_t = std::remove_cvref_t<decltype(item)>;
+          if constexpr (item_t::event == cx_event::source) return sync_notify<S...>::item(item, src_vals);
+          else return sync_notify<O...>::item(item, op_vals);
+        }(items)...);
+      },
+      cxs.items);
+  return collapse_value(std::move(parts));
+}
+
+}  // namespace detail
+}  // namespace upcxx

@@ -1,0 +1,120 @@
+// Internal: the shared state behind futures and promises (not API).
+//
+// State machine of a cell:
+//   pending (deps > 0) --fulfill to 0--> ready (deps == 0): listeners fire once, in LIFO
+//   order, on the thread that fulfilled it. A ready cell never changes again.
+// A cell is reference counted by the futures, promises and listeners that hold it. The
+// counts are plain integers: a cell belongs to one persona, and the specification forbids
+// using futures and promises of one persona from two threads at once (spec §5.7).
+//
+// Cheap representations (seed 000 §III): a future does not need a cell at all when it is
+// ready and its values (if any) fit inline, see future.hpp; a never-ready future points at
+// the tag `never_cell()`. So ready value-less futures and eager results allocate nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace upcxx::detail {
+
+struct cell_base;
+
+// Something waiting for a cell to become ready. Intrusive: the waiter embeds it.
+struct listener {
+  listener* next = nullptr;
+  void (*fire)(listener* self) = nullptr;
+};
+
+struct cell_base {
+  std::int32_t refs = 1;
+  std::intptr_t deps = 1;  // ready when it reaches 0
+  listener* waiters = nullptr;
+  void (*destroy_fn)(cell_base*) = nullptr;
+
+  bool ready() const noexcept { return deps == 0; }
+  void add_ref() noexcept { ++refs; }
+  void drop_ref() noexcept {
+    if (--refs == 0) destroy_fn(this);
+  }
+  void listen(listener* l) noexcept {
+    l->next = waiters;
+    waiters = l;
+  }
+  // Subtracts n dependencies; at zero, fires every listener (which may run user callbacks).
+  void fulfill(std::intptr_t n) {
+    deps -= n;
+    if (deps == 0 && waiters) fire_all();
+  }
+  void fire_all();  // out of line: src/runtime/future.cpp
+};
+
+// The tag behind a default-constructed future, which never becomes ready. Never
+// dereferenced: futures test for it before touching a cell.
+inline cell_base* never_cell() noexcept { return reinterpret_cast<cell_base*>(std::uintptr_t{1}); }
+inline bool is_real_cell(const cell_base* c) noexcept {
+  return reinterpret_cast<std::uintptr_t>(c) > 1;
+}
+
+// A cell that carries the values of a future<T...>.
+template <typename... T>
+struct value_cell : cell_base {
+  using tuple_type = std::tuple<T...>;
+  alignas(tuple_type) unsigned char storage[sizeof(tuple_type)];
+  bool has_values = false;
+
+  value_cell() { destroy_fn = &value_cell::destroy; }
+
+  tuple_type& values() noexcept { return *std::launder(reinterpret_cast<tuple_type*>(storage)); }
+  template <typename... U>
+  void emplace(U&&... u) {
+    ::new (static_cast<void*>(storage)) tuple_type(std::forward<U>(u)...);
+    has_values = true;
+  }
+  void emplace_tuple(tuple_type&& t) {
+    ::new (static_cast<void*>(storage)) tuple_type(std::move(t));
+    has_values = true;
+  }
+  ~value_cell() {
+    if (has_values) values().~tuple_type();
+  }
+  static void destroy(cell_base* c) { delete static_cast<value_cell*>(c); }
+};
+
+template <>
+struct value_cell<> : cell_base {
+  using tuple_type = std::tuple<>;
+  value_cell() { destroy_fn = &value_cell::destroy; }
+  static tuple_type& values() noexcept {
+    static tuple_type t;
+    return t;
+  }
+  void emplace() noexcept {}
+  void emplace_tuple(tuple_type&&) noexcept {}
+  static void destroy(cell_base* c) { delete static_cast<value_cell*>(c); }
+};
+
+// Values a ready future keeps without a cell: small, trivially copyable results (an rget
+// of a double, a fetched int64). Anything else lives in a cell.
+template <typename... T>
+inline constexpr bool inline_values_ok =
+    sizeof...(T) > 0 && (std::is_trivially_copyable_v<T> && ...) && sizeof(std::tuple<T...>) <= 32 &&
+    std::is_trivially_copy_constructible_v<std::tuple<T...>> &&
+    std::is_trivially_destructible_v<std::tuple<T...>>;
+
+template <typename... T>
+struct inline_values {
+  // Raw storage, constructed only while the future is ready-inline. Trivially copyable T
+  // means memcpy of the bytes is a valid copy of the values.
+  alignas(std::tuple<T...>) unsigned char bytes[sizeof(std::tuple<T...>)];
+  std::tuple<T...>& get() noexcept { return *std::launder(reinterpret_cast<std::tuple<T...>*>(bytes)); }
+  const std::tuple<T...>& get() const noexcept {
+    return *std::launder(reinterpret_cast<const std::tuple<T...>*>(bytes));
+  }
+};
+struct no_inline_values {};
+
+}  // namespace upcxx::detail

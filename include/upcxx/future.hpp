@@ -1,0 +1,452 @@
+// Futures (spec chapter 5): make_future, to_future, when_all, and future<T...> with ready,
+// result*, wait*, then.
+//
+// A future is a handle; copies share one state. Representations, cheapest first:
+//   ready, values inline   cell_ == nullptr; small trivially copyable values live in the
+//                          future itself (future<> has none). No allocation, so eager
+//                          completions (seed 000) and make_future() cost nothing.
+//   never ready            cell_ == never_cell(): a default-constructed future.
+//   shared cell            anything else: a reference-counted value_cell (detail/future_cell.hpp).
+//
+// Callbacks given to then() run immediately if the future is ready, otherwise on the thread
+// that makes the future ready — for futures returned by communication, inside user-level
+// progress of the initiating persona (spec §5.5, §10.5). wait*() makes user-level progress
+// until the future is ready. Futures and promises are not thread-safe: one persona's
+// futures are used by one thread at a time (spec §5.7).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "upcxx/detail/future_cell.hpp"
+#include "upcxx/init.hpp"
+
+namespace upcxx {
+
+template <typename... T>
+class future;
+
+namespace detail {
+
+struct adopt_cell_t {};
+inline constexpr adopt_cell_t adopt_cell{};
+
+template <typename X>
+struct is_future : std::false_type {};
+template <typename... T>
+struct is_future<future<T...>> : std::true_type {};
+template <typename X>
+inline constexpr bool is_future_v = is_future<std::remove_cvref_t<X>>::value;
+
+// The future type then() and lpc() produce for a callback returning R (spec §5.8.1 ¶49-51).
+template <typename R>
+struct future_of {
+  using type = future<R>;
+};
+template <>
+struct future_of<void> {
+  using type = future<>;
+};
+template <typename... U>
+struct future_of<future<U...>> {
+  using type = future<U...>;
+};
+
+// Concatenates the value types of when_all's arguments.
+template <typename... Fs>
+struct concat_future;
+template <>
+struct concat_future<> {
+  using type = future<>;
+};
+template <typename... A>
+struct concat_future<future<A...>> {
+  using type = future<A...>;
+};
+template <typename... A, typename... B, typename... Rest>
+struct concat_future<future<A...>, future<B...>, Rest...> {
+  using type = typename concat_future<future<A..., B...>, Rest...>::type;
+};
+
+template <typename X>
+struct as_future_type {
+  using type = future<std::remove_cvref_t<X>>;
+};
+template <typename... T>
+struct as_future_type<future<T...>> {
+  using type = future<T...>;
+};
+template <typename X>
+using as_future_t = typename as_future_type<std::remove_cvref_t<X>>::type;
+
+// Reference type handed to callbacks and result_reference: U for reference U, else const U&.
+template <typename U>
+using cref_t = std::conditional_t<std::is_reference_v<U>, U, const U&>;
+
+void wait_for_cell(const cell_base* c);  // user-level progress until c is ready (progress.cpp)
+
+template <typename Fut>
+struct future_access;
+
+}  // namespace detail
+
+template <typename... T>
+class future {
+ public:
+  using results_type = std::tuple<T...>;
+
+  future() noexcept : cell_(detail::never_cell()) {}
+  future(const future& o) noexcept : cell_(o.cell_) {
+    if (detail::is_real_cell(cell_)) cell_->add_ref();
+    copy_inline(o);
+  }
+  future(future&& o) noexcept : cell_(o.cell_) {
+    copy_inline(o);
+    o.cell_ = detail::never_cell();
+  }
+  future& operator=(const future& o) noexcept {
+    if (detail::is_real_cell(o.cell_)) o.cell_->add_ref();
+    release();
+    cell_ = o.cell_;
+    copy_inline(o);
+    return *this;
+  }
+  future& operator=(future&& o) noexcept {
+    if (this != &o) {
+      release();
+      cell_ = o.cell_;
+      copy_inline(o);
+      o.cell_ = detail::never_cell();
+    }
+    return *this;
+  }
+  ~future() { release(); }
+
+  bool ready() const noexcept {
+    return cell_ == nullptr || (detail::is_real_cell(cell_) && cell_->ready());
+  }
+
+  // ---- results (precondition: ready()) ----
+  results_type result_tuple() const { return values(); }
+
+  template <int I = -1>
+  decltype(auto) result() const {
+    if constexpr (I == -1) {
+      if constexpr (sizeof...(T) == 0) return;
+      else if constexpr (sizeof...(T) == 1) return std::tuple_element_t<0, results_type>(std::get<0>(values()));
+      else return results_type(values());
+    } else if constexpr (I >= 0 && I < static_cast<int>(sizeof...(T))) {
+      return std::tuple_element_t<I, results_type>(std::get<I>(values()));
+    } else {
+      return;
+    }
+  }
+
+  template <int I = -1>
+  decltype(auto) result_reference() const {
+    if constexpr (I == -1) {
+      if constexpr (sizeof...(T) == 0) return;
+      else if constexpr (sizeof...(T) == 1)
+        return static_cast<detail::cref_t<std::tuple_element_t<0, results_type>>>(std::get<0>(values()));
+      else return std::tuple<detail::cref_t<T>...>(values());
+    } else if constexpr (I >= 0 && I < static_cast<int>(sizeof...(T))) {
+      return static_cast<detail::cref_t<std::tuple_element_t<I, results_type>>>(std::get<I>(values()));
+    } else {
+      return;
+    }
+  }
+
+  // ---- waiting (user-level progress; not from the restricted context) ----
+  results_type wait_tuple() const {
+    wait_ready();
+    return values();
+  }
+  template <int I = -1>
+  decltype(auto) wait() const {
+    wait_ready();
+    return result<I>();
+  }
+  template <int I = -1>
+  decltype(auto) wait_reference() const {
+    wait_ready();
+    return result_reference<I>();
+  }
+
+  // ---- chaining ----
+  template <typename Func>
+  typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&, detail::cref_t<T>...>>::type
+  then(Func&& func) const;
+
+  // Internal: adopt one reference to a cell (not API).
+  future(detail::adopt_cell_t, detail::cell_base* c) noexcept : cell_(c) {}
+  // Internal: a ready future holding `values` (inline when they fit, else in a new cell).
+  template <typename... U>
+  static future make_ready(U&&... values);
+  detail::cell_base* cell() const noexcept { return cell_; }
+  const results_type& values() const noexcept {
+    if constexpr (sizeof...(T) == 0) {
+      return detail::value_cell<>::values();
+    } else if constexpr (inline_ok) {
+      if (cell_ == nullptr) return vals_.get();
+      return static_cast<detail::value_cell<T...>*>(cell_)->values();
+    } else {
+      return static_cast<detail::value_cell<T...>*>(cell_)->values();
+    }
+  }
+
+ private:
+  static constexpr bool inline_ok = detail::inline_values_ok<T...>;
+  using inline_type = std::conditional_t<inline_ok, detail::inline_values<T...>, detail::no_inline_values>;
+
+  // Inline values are meaningful only while cell_ is null; copying them otherwise would
+  // read uninitialized bytes.
+  void copy_inline(const future& o) noexcept {
+    if constexpr (inline_ok)
+      if (o.cell_ == nullptr) vals_ = o.vals_;
+  }
+  void release() noexcept {
+    if (detail::is_real_cell(cell_)) cell_->drop_ref();
+  }
+  void wait_ready() const {
+    if (!ready()) detail::wait_for_cell(cell_);
+  }
+
+  detail::cell_base* cell_;
+  [[no_unique_address]] inline_type vals_;
+};
+
+static_assert(sizeof(future<>) == sizeof(void*));
+static_assert(sizeof(future<double>) == 2 * sizeof(void*));
+
+template <typename... T>
+template <typename... U>
+future<T...> future<T...>::make_ready(U&&... values) {
+  if constexpr (sizeof...(T) == 0) {
+    return future(detail::adopt_cell, nullptr);
+  } else if constexpr (inline_ok) {
+    future f(detail::adopt_cell, nullptr);
+    ::new (static_cast<void*>(f.vals_.bytes)) results_type(std::forward<U>(values)...);
+    return f;
+  } else {
+    auto* c = new detail::value_cell<T...>();
+    c->emplace(std::forward<U>(values)...);
+    c->deps = 0;
+    return future(detail::adopt_cell, c);
+  }
+}
+
+template <typename... T>
+future<std::decay_t<T>...> make_future(T&&... results) {
+  return future<std::decay_t<T>...>::make_ready(std::forward<T>(results)...);
+}
+
+template <typename T>
+detail::as_future_t<T> to_future(T&& future_or_value) {
+  if constexpr (detail::is_future_v<T>) return std::forward<T>(future_or_value);
+  else return make_future(std::forward<T>(future_or_value));
+}
+
+namespace detail {
+
+// Ready future from a tuple of values.
+template <typename Fut, typename Tuple>
+Fut ready_from_tuple(Tuple&& t) {
+  return std::apply([](auto&&... v) { return Fut::make_ready(std::forward<decltype(v)>(v)...); },
+                    std::forward<Tuple>(t));
+}
+
+// Runs `fn` on `args` and turns its result into the future then() returns.
+template <typename Fut, typename Fn, typename Tuple>
+Fut invoke_to_future(Fn& fn, const Tuple& args) {
+  using R = decltype(std::apply(fn, args));
+  if constexpr (std::is_void_v<R>) {
+    std::apply(fn, args);
+    return Fut::make_ready();
+  } else if constexpr (is_future_v<R>) {
+    return std::apply(fn, args);
+  } else {
+    return Fut::make_ready(std::apply(fn, args));
+  }
+}
+
+// The state of `src.then(fn)` while src is not ready: a value cell for the result, a
+// listener on src, and — when fn returns a future that is not ready yet — a listener on
+// that inner future.
+template <typename Fut, typename Fn, typename... T>
+struct then_cell;
+
+template <typename... R, typename Fn, typename... T>
+struct then_cell<future<R...>, Fn, T...> : value_cell<R...> {
+  struct hook : listener {
+    then_cell* owner;
+  };
+  hook on_src, on_inner;
+  Fn fn;
+  cell_base* src;
+  future<R...> inner;
+
+  template <typename F>
+  then_cell(cell_base* source, F&& f) : fn(std::forward<F>(f)), src(source) {
+    this->destroy_fn = &then_cell::destroy;
+    src->add_ref();
+    this->add_ref();  // held by the pending listener until it fires
+    on_src.owner = this;
+    on_src.fire = &then_cell::src_ready;
+    src->listen(&on_src);
+  }
+  static void destroy(cell_base* c) { delete static_cast<then_cell*>(c); }
+
+  static void src_ready(listener* l) {
+    then_cell* self = static_cast<hook*>(l)->owner;
+    auto& args = static_cast<value_cell<T...>*>(self->src)->values();
+    future<R...> result = invoke_to_future<future<R...>>(self->fn, args);
+    self->src->drop_ref();
+    self->src = nullptr;
+    if (result.ready()) {
+      self->finish(result);
+      return;
+    }
+    // fn returned a pending future: become ready when it does (spec §5.8.1 ¶49).
+    self->inner = std::move(result);
+    if (!is_real_cell(self->inner.cell())) {  // never ready: neither are we
+      self->drop_ref();
+      return;
+    }
+    self->on_inner.owner = self;
+    self->on_inner.fire = &then_cell::inner_ready;
+    self->inner.cell()->listen(&self->on_inner);
+  }
+  static void inner_ready(listener* l) {
+    then_cell* self = static_cast<hook*>(l)->owner;
+    future<R...> done = std::move(self->inner);
+    self->finish(done);
+  }
+  void finish(const future<R...>& result) {
+    this->emplace_tuple(std::tuple<R...>(result.values()));
+    this->add_ref();  // fulfilling may run callbacks that drop the last outside reference
+    this->fulfill(1);
+    this->drop_ref();
+    this->drop_ref();  // the pending listener's reference
+  }
+};
+
+}  // namespace detail
+
+template <typename... T>
+template <typename Func>
+typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&, detail::cref_t<T>...>>::type
+future<T...>::then(Func&& func) const {
+  using result_future = typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&, detail::cref_t<T>...>>::type;
+  if (ready()) {
+    std::decay_t<Func> fn(std::forward<Func>(func));
+    return detail::invoke_to_future<result_future>(fn, values());
+  }
+  if (!detail::is_real_cell(cell_)) return result_future();  // never ready
+  auto* c = new detail::then_cell<result_future, std::decay_t<Func>, T...>(cell_, std::forward<Func>(func));
+  return result_future(detail::adopt_cell, c);
+}
+
+// ---- when_all (spec §5.8.1 ¶69) -----------------------------------------------------
+
+namespace detail {
+
+template <typename Fut, typename... Fs>
+struct when_all_cell;
+
+template <typename... R, typename... Fs>
+struct when_all_cell<future<R...>, Fs...> : value_cell<R...> {
+  struct hook : listener {
+    when_all_cell* owner;
+  };
+  std::tuple<Fs...> inputs;
+  hook hooks[sizeof...(Fs)];
+  std::intptr_t pending = 0;
+
+  explicit when_all_cell(std::tuple<Fs...>&& in) : inputs(std::move(in)) {
+    this->destroy_fn = &when_all_cell::destroy;
+    this->add_ref();  // held until the last input is ready
+    pending = 1;      // guards against finishing while listeners are still being attached
+    attach(std::index_sequence_for<Fs...>{});
+    arrive();
+  }
+  static void destroy(cell_base* c) { delete static_cast<when_all_cell*>(c); }
+
+  template <std::size_t... I>
+  void attach(std::index_sequence<I...>) {
+    (attach_one(std::get<I>(inputs), hooks[I]), ...);
+  }
+  template <typename F>
+  void attach_one(const F& f, hook& h) {
+    if (f.ready()) return;
+    ++pending;
+    if (!is_real_cell(f.cell())) return;  // a never-ready input: never arrives
+    h.owner = this;
+    h.fire = [](listener* l) { static_cast<hook*>(l)->owner->arrive(); };
+    f.cell()->listen(&h);
+  }
+  void arrive() {
+    if (--pending != 0) return;
+    this->emplace_tuple(std::apply([](const Fs&... f) { return std::tuple_cat(f.values()...); }, inputs));
+    inputs = {};  // drop the inputs' references now
+    this->add_ref();
+    this->fulfill(1);
+    this->drop_ref();
+    this->drop_ref();  // the listeners' reference
+  }
+};
+
+template <typename Result, typename... Fs, std::size_t... I>
+Result when_all_futures(std::index_sequence<I...>, Fs&&... fs) {
+  // Seed 000 §III-C: when at most one input is pending or carries values and every other
+  // input is a ready future<>, the result is that input itself (no allocation).
+  constexpr std::size_t n = sizeof...(Fs);
+  const bool ready[n] = {fs.ready()...};
+  constexpr bool valueless[n] = {(std::tuple_size_v<typename std::remove_cvref_t<Fs>::results_type> == 0)...};
+  std::size_t contributing = 0, which = n;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!ready[i] || !valueless[i]) {
+      ++contributing;
+      which = i;
+    }
+  if (contributing == 0) return Result::make_ready();
+  if (contributing == 1) {
+    Result out;
+    bool found = false;
+    (
+        [&] {
+          if constexpr (std::is_same_v<std::remove_cvref_t<Fs>, Result>) {
+            if (I == which) {
+              out = std::forward<Fs>(fs);
+              found = true;
+            }
+          }
+        }(),
+        ...);
+    if (found) return out;
+  }
+  // A default-constructed (never ready) input makes the result never ready.
+  if (((!fs.ready() && !is_real_cell(fs.cell())) || ...)) return Result();
+  bool all_ready = true;
+  for (std::size_t i = 0; i < n; ++i) all_ready = all_ready && ready[i];
+  if (all_ready) return ready_from_tuple<Result>(std::tuple_cat(fs.values()...));
+  auto* c = new when_all_cell<Result, std::remove_cvref_t<Fs>...>(std::tuple<std::remove_cvref_t<Fs>...>(std::forward<Fs>(fs)...));
+  return Result(adopt_cell, c);
+}
+
+}  // namespace detail
+
+template <typename... Args>
+typename detail::concat_future<detail::as_future_t<Args>...>::type when_all(Args&&... futures_or_values) {
+  using result_future = typename detail::concat_future<detail::as_future_t<Args>...>::type;
+  if constexpr (sizeof...(Args) == 0) {
+    return result_future::make_ready();
+  } else {
+    return detail::when_all_futures<result_future>(std::index_sequence_for<Args...>{},
+                                                   to_future(std::forward<Args>(futures_or_values))...);
+  }
+}
+
+}  // namespace upcxx

@@ -1,0 +1,183 @@
+// Personas and progress (spec chapter 10): persona, persona_scope, master/current/default
+// persona, liberate_master_persona, lpc/lpc_ff, in_progress, discharge, progress_required.
+//
+// A persona receives notifications. Every OS thread has a stack of active personas whose
+// bottom is its default persona; the thread that calls init() also holds the master
+// persona. Completions of an operation are delivered to the persona that was current when
+// the operation was initiated, during that persona's user-level progress; lpc_ff()
+// delivers to the target persona during its user-level progress and may be called from any
+// thread.
+//
+// Threading: a persona's deferred-completion queue is touched only by the thread holding
+// it; its LPC inbox is a lock-free multi-producer stack, drained by the holder.
+// Memory ordering: everything sequenced before lpc_ff() happens-before the callback (the
+// inbox push is a release, the drain an acquire).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "upcxx/detail/future_cell.hpp"
+#include "upcxx/future.hpp"
+#include "upcxx/init.hpp"
+
+namespace upcxx {
+
+class persona;
+
+namespace detail {
+
+// Work queued for user-level progress of a persona.
+struct deferred_fulfill {
+  cell_base* cell;  // holds one reference, dropped after fulfilling
+  std::intptr_t count;
+};
+
+struct lpc_node {
+  lpc_node* next = nullptr;
+  void (*run)(lpc_node* self) = nullptr;  // runs and frees the node
+};
+
+template <typename Fn>
+struct lpc_impl final : lpc_node {
+  Fn fn;
+  template <typename F>
+  explicit lpc_impl(F&& f) : fn(std::forward<F>(f)) {
+    run = [](lpc_node* n) {
+      auto* self = static_cast<lpc_impl*>(n);
+      self->fn();
+      delete self;
+    };
+  }
+};
+
+}  // namespace detail
+
+class persona {
+ public:
+  persona() = default;
+  persona(const persona&) = delete;
+  persona& operator=(const persona&) = delete;
+  ~persona();
+
+  // Enqueues func for this persona's user-level progress; thread-safe; never runs it
+  // synchronously (spec §10.5.1 ¶16-18).
+  template <typename Func>
+  void lpc_ff(Func&& func) {
+    enqueue(new detail::lpc_impl<std::decay_t<Func>>(std::forward<Func>(func)));
+  }
+
+  // As lpc_ff, and returns a future, owned by the calling persona, of func's result
+  // (unwrapped if func returns a future) (spec §10.5.1 ¶20-30).
+  template <typename Func>
+  typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&>>::type lpc(Func&& func);
+
+  bool active_with_caller() const;
+
+  // ---- internal ----
+  // Queues `count` fulfillments of `cell` (which the queue now holds a reference to) for
+  // the next user-level progress of this persona. Only the holding thread calls it.
+  void defer_fulfill(detail::cell_base* cell, std::intptr_t count) { deferred_.push_back({cell, count}); }
+  void enqueue(detail::lpc_node* n) noexcept {
+    detail::lpc_node* head = inbox_.load(std::memory_order_relaxed);
+    do {
+      n->next = head;
+      // Release: the callback's captures and everything before lpc_ff are visible to the
+      // thread that drains the inbox (acquire exchange in run_user_work).
+    } while (!inbox_.compare_exchange_weak(head, n, std::memory_order_release, std::memory_order_relaxed));
+  }
+  // Runs everything queued for this persona; returns whether anything ran.
+  bool run_user_work();
+  bool has_user_work() const noexcept {
+    return !deferred_.empty() || inbox_.load(std::memory_order_relaxed) != nullptr;
+  }
+
+ private:
+  std::vector<detail::deferred_fulfill> deferred_;
+  std::atomic<detail::lpc_node*> inbox_{nullptr};
+};
+
+persona& master_persona();
+persona& default_persona();
+persona& current_persona();
+
+// Releases the master persona from the thread that called init (spec §10.5.1 ¶43-45).
+void liberate_master_persona();
+
+class persona_scope {
+ public:
+  // Pushes p on the calling thread's persona stack; the destructor pops it.
+  explicit persona_scope(persona& p) { push(p); }
+  // Locks mutex, then pushes p; the destructor pops p, then unlocks.
+  template <typename Mutex>
+  persona_scope(Mutex& mutex, persona& p) {
+    mutex.lock();
+    mutex_ = &mutex;
+    unlock_ = [](void* m) { static_cast<Mutex*>(m)->unlock(); };
+    push(p);
+  }
+  persona_scope(persona_scope&& o) noexcept
+      : persona_(o.persona_), mutex_(o.mutex_), unlock_(o.unlock_), active_(o.active_) {
+    o.active_ = false;
+    o.mutex_ = nullptr;
+  }
+  persona_scope(const persona_scope&) = delete;
+  persona_scope& operator=(const persona_scope&) = delete;
+  persona_scope& operator=(persona_scope&&) = delete;
+  ~persona_scope();
+
+ private:
+  void push(persona& p);
+  persona* persona_ = nullptr;
+  void* mutex_ = nullptr;
+  void (*unlock_)(void*) = nullptr;
+  bool active_ = false;
+};
+
+// True while the calling thread runs callbacks inside user-level progress (§10.2).
+bool in_progress();
+// Whether operations initiated by this thread still need internal progress to reach their
+// targets (§10.3); discharge() makes internal progress until they do not.
+bool progress_required();
+void discharge();
+
+namespace detail {
+
+// persona::lpc: the result travels back to the initiating persona by a second LPC, so the
+// returned future is readied only by its owner's progress.
+template <typename Fut>
+struct lpc_return;
+
+template <typename... R>
+struct lpc_return<future<R...>> {
+  template <typename Func>
+  static future<R...> start(persona& target, Func&& func) {
+    persona& initiator = current_persona();
+    auto* cell = new value_cell<R...>();
+    cell->add_ref();  // held by the callbacks until the value is delivered
+    target.lpc_ff([cell, &initiator, fn = std::decay_t<Func>(std::forward<Func>(func))]() mutable {
+      future<R...> result = invoke_to_future<future<R...>>(fn, std::tuple<>{});
+      result.then([cell, &initiator](cref_t<R>... values) {
+        initiator.lpc_ff([cell, vals = std::tuple<R...>(values...)]() mutable {
+          cell->emplace_tuple(std::move(vals));
+          cell->fulfill(1);
+          cell->drop_ref();
+        });
+      });
+    });
+    return future<R...>(adopt_cell, cell);
+  }
+};
+
+}  // namespace detail
+
+template <typename Func>
+typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&>>::type persona::lpc(Func&& func) {
+  using result_future = typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&>>::type;
+  return detail::lpc_return<result_future>::start(*this, std::forward<Func>(func));
+}
+
+}  // namespace upcxx

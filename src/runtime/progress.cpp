@@ -1,0 +1,183 @@
+// Progress and personas (spec chapter 10): the per-thread persona stack, the master
+// persona, deferred notifications and LPCs run in user-level progress, and the future
+// cells' listener firing.
+#include <sched.h>
+
+#include <vector>
+
+#include "runtime/runtime.hpp"
+#include "transport/transport.hpp"
+#include "upcxx/completion.hpp"
+#include "upcxx/persona.hpp"
+#include "util/log.hpp"
+
+namespace upcxx {
+namespace {
+
+persona g_master;
+
+struct thread_state {
+  persona default_p;
+  std::vector<persona*> stack;  // stack.front() is the default persona, back() the current
+  bool in_user_progress = false;
+  thread_state() { stack.push_back(&default_p); }
+};
+
+thread_state& tls() {
+  thread_local thread_state t;
+  return t;
+}
+
+// One pass of progress; returns whether anything happened.
+bool progress_once(progress_level level) {
+  bool did = false;
+  if (detail::g_state.init_count > 0) did = gannet::runtime::the_transport().poll();
+  if (level != progress_level::user) return did;
+  thread_state& t = tls();
+  bool outer = !t.in_user_progress;
+  t.in_user_progress = true;
+  // Top of the stack first; a persona pushed twice is served once (the upper copy).
+  for (std::size_t i = t.stack.size(); i-- > 0;) {
+    persona* p = t.stack[i];
+    bool seen_above = false;
+    for (std::size_t j = i + 1; j < t.stack.size(); ++j) seen_above = seen_above || t.stack[j] == p;
+    if (!seen_above && p->has_user_work()) did = p->run_user_work() || did;
+  }
+  if (outer) t.in_user_progress = false;
+  return did;
+}
+
+}  // namespace
+
+persona::~persona() {
+  // Undefined by the specification with work pending; free what can be freed quietly.
+  detail::lpc_node* n = inbox_.exchange(nullptr, std::memory_order_acquire);
+  while (n) {
+    detail::lpc_node* next = n->next;
+    n->run(n);
+    n = next;
+  }
+}
+
+bool persona::run_user_work() {
+  bool did = false;
+  if (!deferred_.empty()) {
+    // Take the batch out: fulfilling runs callbacks, which may queue more work here.
+    std::vector<detail::deferred_fulfill> batch;
+    batch.swap(deferred_);
+    for (const auto& d : batch) {
+      d.cell->fulfill(d.count);
+      d.cell->drop_ref();
+    }
+    // Give the capacity back so that a steady stream of deferred notifications does not
+    // allocate; unless callbacks queued new work meanwhile, which stays.
+    batch.clear();
+    if (deferred_.empty()) deferred_.swap(batch);
+    did = true;
+  }
+  if (inbox_.load(std::memory_order_relaxed) != nullptr) {
+    // Acquire: pairs with the release push in enqueue().
+    detail::lpc_node* n = inbox_.exchange(nullptr, std::memory_order_acquire);
+    detail::lpc_node* fifo = nullptr;  // the inbox is a stack: reverse to run in arrival order
+    while (n) {
+      detail::lpc_node* next = n->next;
+      n->next = fifo;
+      fifo = n;
+      n = next;
+    }
+    while (fifo) {
+      detail::lpc_node* next = fifo->next;
+      fifo->run(fifo);
+      fifo = next;
+    }
+    did = true;
+  }
+  return did;
+}
+
+bool persona::active_with_caller() const {
+  for (persona* p : tls().stack)
+    if (p == this) return true;
+  return false;
+}
+
+persona& master_persona() { return g_master; }
+persona& default_persona() { return tls().default_p; }
+persona& current_persona() { return *tls().stack.back(); }
+
+void liberate_master_persona() {
+  auto& st = tls().stack;
+  if (st.size() < 2 || st.back() != &g_master)
+    gannet::util::fatal("upcxx::liberate_master_persona(): the calling thread does not hold the master persona "
+                        "on top of its persona stack (spec 10.5.1: call it from the thread that called init, "
+                        "before pushing other personas)");
+  st.pop_back();
+}
+
+void persona_scope::push(persona& p) {
+  persona_ = &p;
+  tls().stack.push_back(&p);
+  active_ = true;
+}
+
+persona_scope::~persona_scope() {
+  if (active_) {
+    auto& st = tls().stack;
+    if (st.size() < 2 || st.back() != persona_)
+      gannet::util::fatal("persona_scope destroyed out of order (spec 10.5.2: scopes nest)");
+    st.pop_back();
+  }
+  if (mutex_) unlock_(mutex_);
+}
+
+bool in_progress() { return tls().in_user_progress; }
+
+bool progress_required() {
+  return detail::g_state.init_count > 0 && gannet::runtime::the_transport().progress_required();
+}
+
+void discharge() {
+  while (progress_required()) progress(progress_level::internal);
+}
+
+void progress(progress_level level) { progress_once(level); }
+
+namespace detail {
+
+void cell_base::fire_all() {
+  listener* l = waiters;
+  waiters = nullptr;
+  while (l) {
+    listener* next = l->next;  // firing may free the listener
+    l->fire(l);
+    l = next;
+  }
+}
+
+void defer_to_current(cell_base* cell, std::intptr_t count) { current_persona().defer_fulfill(cell, count); }
+
+void wait_for_cell(const cell_base* c) {
+  if (!is_real_cell(c))
+    gannet::util::fatal("wait() on a default-constructed future, which never becomes ready");
+  unsigned idle = 0;
+  while (!c->ready()) {
+    if (progress_once(progress_level::user)) {
+      idle = 0;
+    } else if (++idle > 64) {
+      // Nothing to do locally: let a rank sharing this core run (4 ranks on 2 cores).
+      ::sched_yield();
+    }
+  }
+}
+
+}  // namespace detail
+
+// The thread that initializes the library holds the master persona (spec §10.5.1 ¶35).
+void runtime_push_master_persona() {
+  auto& st = tls().stack;
+  for (persona* p : st)
+    if (p == &g_master) return;
+  st.push_back(&g_master);
+}
+
+}  // namespace upcxx

@@ -1,0 +1,54 @@
+// The off-node path of rput/rget: hands the operation to the transport and turns its
+// completion reports into the operation's events. On-node operations never get here.
+#include <new>
+#include <string>
+
+#include "runtime/runtime.hpp"
+#include "transport/transport.hpp"
+#include "upcxx/rma.hpp"
+
+namespace upcxx::detail {
+namespace {
+
+namespace tr = gannet::transport;
+
+// Lives inside rma_op::sink_storage: the transport reports through it, the operation
+// frees itself (and with it this adapter) once its last event is delivered, after which
+// the transport no longer touches the sink (contract in transport.hpp).
+struct rma_sink final : tr::completion_sink {
+  explicit rma_sink(rma_op* o) : op(o) {}
+  rma_op* op;
+  void complete(tr::cx_bits which) override { op->on_events(op, events_of(which)); }
+  static unsigned events_of(unsigned bits) {
+    unsigned ev = 0;
+    if (bits & tr::cx_source) ev |= ev_source;
+    // Remote completion of a put or a get is operation completion, which implies source
+    // completion (spec §7.1 ¶21).
+    if (bits & tr::cx_remote) ev |= ev_operation | ev_source;
+    return ev;
+  }
+};
+static_assert(sizeof(rma_sink) <= sizeof(rma_op::sink_storage));
+static_assert(alignof(rma_sink) <= alignof(rma_op));
+
+}  // namespace
+
+void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std::size_t n, rma_op* op) {
+  auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
+  auto r = gannet::runtime::the_transport().put(rank, reinterpret_cast<std::uintptr_t>(owner_addr), src, n, sink,
+                                                tr::op_none);
+  if (r.done) op->on_events(op, rma_sink::events_of(r.done));
+}
+
+void rma_get_remote(intrank_t rank, const void* owner_addr, void* dst, std::size_t n, rma_op* op) {
+  auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
+  auto r = gannet::runtime::the_transport().get(rank, reinterpret_cast<std::uintptr_t>(owner_addr), dst, n, sink,
+                                                tr::op_none);
+  if (r.done) op->on_events(op, rma_sink::events_of(r.done));
+}
+
+void fail_null_rma(const char* what, const std::source_location& loc) {
+  fail_at(loc, std::string(what) + " with a null global_ptr or buffer (spec 8.2: src and dest must not be null)");
+}
+
+}  // namespace upcxx::detail
