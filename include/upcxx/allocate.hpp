@@ -39,6 +39,13 @@ void heap_deallocate(void* p);
 [[noreturn]] void throw_bad_shared_alloc(const char* what, std::size_t size);
 [[noreturn]] void fail_not_mine(const char* what, intrank_t owner, const std::source_location& loc);
 
+// The address of memory this rank allocated: a global pointer carries the owner's address,
+// which for the owner itself is the address to use.
+template <typename T>
+T* own_address(const global_ptr<T>& g) {
+  return const_cast<T*>(g.raw_);
+}
+
 template <typename T>
 global_ptr<T> own_gptr(void* p) {
   return global_ptr<T>(gptr_raw_tag{}, g_state.rank_me, static_cast<T*>(p));
@@ -76,7 +83,7 @@ void deallocate(global_ptr<T> g, std::source_location loc = std::source_location
 #else
   (void)loc;
 #endif
-  detail::heap_deallocate(g.local());
+  detail::heap_deallocate(detail::own_address(g));
 }
 
 template <typename T, typename... Args>
@@ -144,8 +151,10 @@ void delete_(global_ptr<T> g, std::source_location loc = std::source_location::c
   if (g.is_null()) return;
 #if UPCXX_ASSERT_ENABLED
   if (g.where() != detail::g_state.rank_me) detail::fail_not_mine("upcxx::delete_", g.where(), loc);
+#else
+  (void)loc;
 #endif
-  T* p = g.local(loc);
+  T* p = detail::own_address(g);
   p->~T();
   detail::heap_deallocate(const_cast<std::remove_cv_t<T>*>(p));
 }
@@ -155,9 +164,11 @@ void delete_array(global_ptr<T> g, std::source_location loc = std::source_locati
   if (g.is_null()) return;
 #if UPCXX_ASSERT_ENABLED
   if (g.where() != detail::g_state.rank_me) detail::fail_not_mine("upcxx::delete_array", g.where(), loc);
+#else
+  (void)loc;
 #endif
   using U = std::remove_cv_t<T>;
-  U* elems = const_cast<U*>(g.local(loc));
+  U* elems = const_cast<U*>(detail::own_address(g));
   constexpr std::size_t prefix = detail::array_prefix<U>();
   auto* block = reinterpret_cast<unsigned char*>(elems) - prefix;
   if constexpr (prefix != 0) {

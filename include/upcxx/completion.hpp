@@ -102,12 +102,13 @@ struct source_cx : detail::event_factories<detail::cx_event::source> {
 struct operation_cx : detail::event_factories<detail::cx_event::operation> {};
 struct remote_cx {};  // as_rpc arrives with remote procedure calls
 
+namespace detail {
+
+// In namespace detail so that argument-dependent lookup finds it for completion objects.
 template <typename... A, typename... B>
-detail::completions<A..., B...> operator|(detail::completions<A...> a, detail::completions<B...> b) {
+completions<A..., B...> operator|(completions<A...> a, completions<B...> b) {
   return {std::tuple_cat(std::move(a.items), std::move(b.items))};
 }
-
-namespace detail {
 
 // ---- return types (spec §7.2.2) ----
 // The future an item contributes when its event carries values V...

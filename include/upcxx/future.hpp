@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <tuple>
 #include <type_traits>
@@ -204,8 +205,10 @@ class future {
   // Inline values are meaningful only while cell_ is null; copying them otherwise would
   // read uninitialized bytes.
   void copy_inline(const future& o) noexcept {
+    // memcpy, not struct assignment: the bytes hold a tuple<T...>, and only a byte copy
+    // may read an object through another type (GCC's aliasing analysis otherwise drops it).
     if constexpr (inline_ok)
-      if (o.cell_ == nullptr) vals_ = o.vals_;
+      if (o.cell_ == nullptr) std::memcpy(vals_.bytes, o.vals_.bytes, sizeof vals_.bytes);
   }
   void release() noexcept {
     if (detail::is_real_cell(cell_)) cell_->drop_ref();
@@ -239,14 +242,14 @@ future<T...> future<T...>::make_ready(U&&... values) {
 }
 
 template <typename... T>
-future<std::decay_t<T>...> make_future(T&&... results) {
-  return future<std::decay_t<T>...>::make_ready(std::forward<T>(results)...);
+future<T...> make_future(T... results) {
+  return future<T...>::make_ready(static_cast<T&&>(results)...);
 }
 
 template <typename T>
 detail::as_future_t<T> to_future(T&& future_or_value) {
   if constexpr (detail::is_future_v<T>) return std::forward<T>(future_or_value);
-  else return make_future(std::forward<T>(future_or_value));
+  else return detail::as_future_t<T>::make_ready(std::forward<T>(future_or_value));
 }
 
 namespace detail {

@@ -23,13 +23,26 @@ class promise {
     cell_->deps = dependency_count;
   }
   promise(const promise& o) noexcept : cell_(o.cell_) { cell_->add_ref(); }
+  // A moved-from promise may only be destroyed or assigned to. Moving keeps completion
+  // objects (operation_cx::as_promise(p)) from touching the count twice per operation.
+  promise(promise&& o) noexcept : cell_(o.cell_) { o.cell_ = nullptr; }
   promise& operator=(const promise& o) noexcept {
     o.cell_->add_ref();
-    cell_->drop_ref();
+    if (cell_) cell_->drop_ref();
     cell_ = o.cell_;
     return *this;
   }
-  ~promise() { cell_->drop_ref(); }
+  promise& operator=(promise&& o) noexcept {
+    if (this != &o) {
+      if (cell_) cell_->drop_ref();
+      cell_ = o.cell_;
+      o.cell_ = nullptr;
+    }
+    return *this;
+  }
+  ~promise() {
+    if (cell_) cell_->drop_ref();
+  }
 
   void require_anonymous(std::intptr_t count) const {
     UPCXX_ASSERT(count >= 0 && cell_->deps > 0, "promise::require_anonymous on a promise already fulfilled");

@@ -26,6 +26,56 @@ TEST(OffNode, PointersAreNotLocal) {
   upcxx::finalize();
 }
 
+TEST(OffNode, RmaCompletesThroughTheTransportInProgress) {
+  upcxx::init();
+  auto g = upcxx::new_array<long>(64);
+  // Eager requests cannot complete at injection off-node: notifications come in progress.
+  upcxx::future<> put = upcxx::rput(7L, g + 1, upcxx::operation_cx::as_eager_future());
+  EXPECT_FALSE(put.ready());
+  EXPECT_TRUE(upcxx::progress_required()) << "the put still needs internal progress";
+  put.wait();
+  EXPECT_FALSE(upcxx::progress_required());
+  upcxx::future<long> get = upcxx::rget(g + 1);
+  EXPECT_FALSE(get.ready());
+  EXPECT_EQ(get.wait(), 7);
+
+  // Bulk with source and operation futures, a promise and LPCs.
+  long src[64];
+  for (int i = 0; i < 64; ++i) src[i] = 1000 + i;
+  upcxx::promise<> p;
+  int lpcs = 0;
+  auto [source_done, op_done] = upcxx::rput(
+      src, g, 64,
+      upcxx::source_cx::as_future() | upcxx::operation_cx::as_future() | upcxx::operation_cx::as_promise(p) |
+          upcxx::operation_cx::as_lpc(upcxx::current_persona(), [&] { ++lpcs; }));
+  upcxx::future<> all = p.finalize();
+  EXPECT_FALSE(op_done.ready());
+  EXPECT_FALSE(all.ready()) << "the promise holds a dependency until delivery";
+  upcxx::discharge();  // internal progress only: the data moves, notifications wait
+  EXPECT_FALSE(upcxx::progress_required());
+  EXPECT_FALSE(op_done.ready());
+  EXPECT_EQ(lpcs, 0);
+  upcxx::when_all(source_done, op_done, all).wait();
+  upcxx::progress();
+  EXPECT_EQ(lpcs, 1);
+
+  long back[64] = {};
+  upcxx::promise<long> one;
+  upcxx::rget(g + 63, upcxx::operation_cx::as_promise(one));
+  upcxx::rget(g, back, 64).wait();
+  EXPECT_EQ(back[10], 1010);
+  EXPECT_EQ(one.finalize().wait(), 1063);
+
+  // Conjoining futures that complete later.
+  upcxx::future<> conj = upcxx::make_future();
+  for (int i = 0; i < 64; ++i) conj = upcxx::when_all(conj, upcxx::rput(long(i), g + i));
+  EXPECT_FALSE(conj.ready());
+  conj.wait();
+  EXPECT_EQ(upcxx::rget(g + 20).wait(), 20);
+  upcxx::delete_array(g);
+  upcxx::finalize();
+}
+
 TEST(OffNode, LocalOfRemotePointerDiesWithLocation) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(

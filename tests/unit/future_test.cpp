@@ -1,0 +1,267 @@
+// Futures, promises, when_all, then, personas and LPCs (spec chapters 5 and 10), one rank.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include <upcxx/upcxx.hpp>
+
+namespace {
+
+using upcxx::future;
+using upcxx::make_future;
+using upcxx::promise;
+using upcxx::when_all;
+
+class upcxx_env : public ::testing::Environment {
+ public:
+  void SetUp() override { upcxx::init(); }
+  void TearDown() override { upcxx::finalize(); }
+};
+
+TEST(Future, ReadyValuesAndResultForms) {
+  future<int, double> f = make_future(3, 2.5);
+  ASSERT_TRUE(f.ready());
+  EXPECT_EQ(f.result<0>(), 3);
+  EXPECT_EQ(f.result<1>(), 2.5);
+  static_assert(std::is_same_v<decltype(f.result()), std::tuple<int, double>>);
+  static_assert(std::is_same_v<decltype(f.result<0>()), int>);
+  static_assert(std::is_same_v<decltype(f.result_reference<1>()), const double&>);
+  static_assert(std::is_same_v<decltype(f.result_reference()), std::tuple<const int&, const double&>>);
+  static_assert(std::is_void_v<decltype(f.result<5>())>);
+  EXPECT_EQ(f.result_tuple(), std::make_tuple(3, 2.5));
+  EXPECT_EQ(std::get<1>(f.wait_tuple()), 2.5);
+  EXPECT_EQ(f.wait<0>(), 3);
+
+  future<std::string> s = make_future(std::string(100, 'x'));  // not inline: lives in a cell
+  EXPECT_TRUE(s.ready());
+  EXPECT_EQ(s.result().size(), 100u);
+  const std::string& ref = s.result_reference();
+  future<std::string> copy = s;
+  EXPECT_EQ(&copy.result_reference(), &ref) << "copies share the cell";
+
+  future<> v = make_future();
+  EXPECT_TRUE(v.ready());
+  static_assert(std::is_void_v<decltype(v.wait())>);
+  v.wait();
+
+  int x = 5;
+  future<int&> r = make_future<int&>(x);
+  r.result() = 6;
+  EXPECT_EQ(x, 6);
+}
+
+TEST(Future, DefaultConstructedNeverReady) {
+  future<int> f;
+  EXPECT_FALSE(f.ready());
+  future<int> g = f.then([](int v) { return v + 1; });
+  EXPECT_FALSE(g.ready());
+  future<int, int> h = when_all(f, make_future(1));
+  EXPECT_FALSE(h.ready());
+  upcxx::progress();
+  EXPECT_FALSE(f.ready());
+}
+
+TEST(Future, ToFuture) {
+  future<int> a = upcxx::to_future(4);
+  EXPECT_EQ(a.result(), 4);
+  future<int> b = upcxx::to_future(a);
+  EXPECT_EQ(b.result(), 4);
+}
+
+TEST(Promise, DependencyCounting) {
+  promise<> p(3);
+  future<> f = p.get_future();
+  EXPECT_FALSE(f.ready());
+  p.fulfill_anonymous(1);
+  p.require_anonymous(2);
+  p.fulfill_anonymous(3);
+  EXPECT_FALSE(f.ready());
+  p.fulfill_anonymous(1);
+  EXPECT_TRUE(f.ready());
+
+  promise<int, std::string> q;
+  future<int, std::string> g = q.get_future();
+  q.require_anonymous(1);
+  q.fulfill_result(7, "seven");
+  EXPECT_FALSE(g.ready());
+  future<int, std::string> fin = q.finalize();
+  EXPECT_TRUE(g.ready());
+  EXPECT_TRUE(fin.ready());
+  EXPECT_EQ(fin.result<1>(), "seven");
+
+  promise<int> copy_src;
+  promise<int> copy = copy_src;  // copies share state
+  copy.fulfill_result(1);
+  EXPECT_TRUE(copy_src.get_future().ready());
+}
+
+TEST(Then, RunsAtOnceWhenReadyAndAtFulfillmentOtherwise) {
+  int calls = 0;
+  future<int> ready = make_future(20);
+  future<int> doubled = ready.then([&](int v) {
+    ++calls;
+    return v * 2;
+  });
+  EXPECT_EQ(calls, 1) << "spec 5.8.1 ¶53: immediately when ready";
+  EXPECT_EQ(doubled.result(), 40);
+
+  promise<int> p;
+  future<std::string> text = p.get_future().then([&](int v) {
+    ++calls;
+    return std::to_string(v);
+  });
+  future<> done = text.then([&](const std::string& s) {
+    ++calls;
+    EXPECT_EQ(s, "9");
+  });
+  upcxx::progress();
+  EXPECT_EQ(calls, 1) << "a pending future's callbacks wait for fulfillment";
+  p.fulfill_result(9);
+  EXPECT_EQ(calls, 3) << "fulfillment runs the cascade on the calling thread";
+  EXPECT_TRUE(done.ready());
+  EXPECT_EQ(text.result(), "9");
+}
+
+TEST(Then, UnwrapsReturnedFutures) {
+  promise<> outer;
+  promise<int, char> inner;
+  future<int, char> chained = outer.get_future().then([&] { return inner.get_future(); });
+  static_assert(std::is_same_v<decltype(chained), future<int, char>>);
+  outer.fulfill_anonymous(1);
+  EXPECT_FALSE(chained.ready()) << "waits for the inner future";
+  inner.fulfill_result(4, 'z');
+  ASSERT_TRUE(chained.ready());
+  EXPECT_EQ(chained.result<0>(), 4);
+  EXPECT_EQ(chained.result<1>(), 'z');
+
+  future<int> ready_inner = make_future(1).then([](int v) { return make_future(v + 1); });
+  EXPECT_EQ(ready_inner.result(), 2);
+}
+
+TEST(Then, CallbackOutlivesDroppedFutures) {
+  auto counter = std::make_shared<int>(0);
+  promise<> p;
+  {
+    future<> f = p.get_future();
+    (void)f.then([counter] { ++*counter; });  // result dropped at once
+  }
+  p.fulfill_anonymous(1);
+  EXPECT_EQ(*counter, 1);
+  EXPECT_EQ(counter.use_count(), 1) << "the callback was destroyed after running";
+}
+
+TEST(WhenAll, ConcatenatesFuturesAndValues) {
+  promise<int> a;
+  promise<> b;
+  future<int, double, char, std::string> all =
+      when_all(a.get_future(), make_future(1.5), b.get_future(), 'c', std::string("s"));
+  EXPECT_FALSE(all.ready());
+  a.fulfill_result(8);
+  EXPECT_FALSE(all.ready());
+  b.fulfill_anonymous(1);
+  ASSERT_TRUE(all.ready());
+  EXPECT_EQ(all.result<0>(), 8);
+  EXPECT_EQ(all.result<1>(), 1.5);
+  EXPECT_EQ(all.result<2>(), 'c');
+  EXPECT_EQ(all.result<3>(), "s");
+
+  future<> none = when_all();
+  EXPECT_TRUE(none.ready());
+  future<int> one = when_all(3);
+  EXPECT_EQ(one.result(), 3);
+}
+
+TEST(WhenAll, ReturnsTheOnlyContributingInput) {
+  // Seed 000 III-C: with every other input a ready future<>, when_all is the input itself.
+  promise<int> p;
+  future<int> f = p.get_future();
+  future<int> r = when_all(make_future(), f, make_future());
+  EXPECT_EQ(r.cell(), f.cell()) << "no new cell";
+  promise<> q;
+  future<> g = q.get_future();
+  future<> s = when_all(g, make_future());
+  EXPECT_EQ(s.cell(), g.cell());
+  p.fulfill_result(1);
+  q.fulfill_anonymous(1);
+  EXPECT_TRUE(r.ready() && s.ready());
+}
+
+TEST(WhenAll, ManyPendingInputs) {
+  std::vector<promise<>> ps(50);
+  future<> acc = make_future();
+  for (auto& p : ps) acc = when_all(acc, p.get_future());
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    EXPECT_FALSE(acc.ready());
+    ps[i].fulfill_anonymous(1);
+  }
+  EXPECT_TRUE(acc.ready());
+}
+
+TEST(Persona, LpcRunsOnlyInProgressAndReturnsValues) {
+  bool ran = false;
+  upcxx::current_persona().lpc_ff([&] { ran = true; });
+  EXPECT_FALSE(ran) << "never synchronous (spec 10.5.1 ¶17)";
+  upcxx::progress(upcxx::progress_level::internal);
+  EXPECT_FALSE(ran) << "internal progress runs no user callbacks";
+  upcxx::progress();
+  EXPECT_TRUE(ran);
+
+  future<int> v = upcxx::current_persona().lpc([] { return 41 + 1; });
+  EXPECT_EQ(v.wait(), 42);
+  future<std::string> unwrapped = upcxx::master_persona().lpc([] { return make_future(std::string("u")); });
+  EXPECT_EQ(unwrapped.wait(), "u");
+  future<> nothing = upcxx::current_persona().lpc([] {});
+  nothing.wait();
+}
+
+TEST(Persona, StackAndMaster) {
+  EXPECT_EQ(&upcxx::current_persona(), &upcxx::master_persona()) << "init's thread holds the master";
+  EXPECT_TRUE(upcxx::master_persona().active_with_caller());
+  EXPECT_TRUE(upcxx::default_persona().active_with_caller());
+  upcxx::persona mine;
+  EXPECT_FALSE(mine.active_with_caller());
+  {
+    std::mutex m;
+    upcxx::persona_scope scope(m, mine);
+    EXPECT_EQ(&upcxx::current_persona(), &mine);
+    EXPECT_TRUE(mine.active_with_caller());
+    EXPECT_FALSE(m.try_lock()) << "the scope holds the mutex";
+  }
+  EXPECT_EQ(&upcxx::current_persona(), &upcxx::master_persona());
+
+  // Another thread sends work to this thread's persona; it runs here, in progress.
+  int ran_on_main = 0;
+  std::thread t([&] {
+    EXPECT_FALSE(upcxx::master_persona().active_with_caller());
+    EXPECT_EQ(&upcxx::current_persona(), &upcxx::default_persona());
+    upcxx::master_persona().lpc_ff([&] { ++ran_on_main; });
+  });
+  t.join();
+  EXPECT_EQ(ran_on_main, 0);
+  upcxx::progress();
+  EXPECT_EQ(ran_on_main, 1);
+}
+
+TEST(Progress, InProgressInsideCallbacks) {
+  EXPECT_FALSE(upcxx::in_progress());
+  bool inside = false;
+  upcxx::current_persona().lpc_ff([&] { inside = upcxx::in_progress(); });
+  upcxx::progress();
+  EXPECT_TRUE(inside);
+  EXPECT_FALSE(upcxx::in_progress());
+  EXPECT_FALSE(upcxx::progress_required());
+  upcxx::discharge();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new upcxx_env);
+  return RUN_ALL_TESTS();
+}
