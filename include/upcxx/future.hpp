@@ -401,42 +401,48 @@ struct when_all_cell<future<R...>, Fs...> : value_cell<R...> {
   }
 };
 
-template <typename Result, typename... Fs, std::size_t... I>
-Result when_all_futures(std::index_sequence<I...>, Fs&&... fs) {
+// Returns (a copy of) the argument at position `which`, which has type Result.
+template <typename Result, std::size_t I, typename F, typename... Rest>
+Result pick_input(std::size_t which, F&& f, Rest&&... rest) {
+  if constexpr (std::is_same_v<std::remove_cvref_t<F>, Result>) {
+    if (I == which || sizeof...(Rest) == 0) return Result(std::forward<F>(f));
+  }
+  if constexpr (sizeof...(Rest) > 0) return pick_input<Result, I + 1>(which, std::forward<Rest>(rest)...);
+  else return Result();  // unreachable: the single contributor always has the result type
+}
+
+template <typename Result, typename... Fs>
+Result when_all_futures(Fs&&... fs) {
   // Seed 000 §III-C: when at most one input is pending or carries values and every other
-  // input is a ready future<>, the result is that input itself (no allocation).
+  // input is a ready future<>, those others add nothing: the result is that input itself
+  // (same type, necessarily), so no cell is allocated.
   constexpr std::size_t n = sizeof...(Fs);
   const bool ready[n] = {fs.ready()...};
   constexpr bool valueless[n] = {(std::tuple_size_v<typename std::remove_cvref_t<Fs>::results_type> == 0)...};
-  std::size_t contributing = 0, which = n;
-  for (std::size_t i = 0; i < n; ++i)
+  std::size_t contributing = 0, which = 0;
+  bool all_ready = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    all_ready = all_ready && ready[i];
     if (!ready[i] || !valueless[i]) {
       ++contributing;
       which = i;
     }
-  if (contributing == 0) return Result::make_ready();
-  if (contributing == 1) {
-    Result out;
-    bool found = false;
-    (
-        [&] {
-          if constexpr (std::is_same_v<std::remove_cvref_t<Fs>, Result>) {
-            if (I == which) {
-              out = std::forward<Fs>(fs);
-              found = true;
-            }
-          }
-        }(),
-        ...);
-    if (found) return out;
   }
+  if (contributing == 0) return Result::make_ready();
+  if (contributing == 1) return pick_input<Result, 0>(which, std::forward<Fs>(fs)...);
+  if (all_ready) return ready_from_tuple<Result>(std::tuple_cat(fs.values()...));
   // A default-constructed (never ready) input makes the result never ready.
   if (((!fs.ready() && !is_real_cell(fs.cell())) || ...)) return Result();
-  bool all_ready = true;
-  for (std::size_t i = 0; i < n; ++i) all_ready = all_ready && ready[i];
-  if (all_ready) return ready_from_tuple<Result>(std::tuple_cat(fs.values()...));
-  auto* c = new when_all_cell<Result, std::remove_cvref_t<Fs>...>(std::tuple<std::remove_cvref_t<Fs>...>(std::forward<Fs>(fs)...));
+  auto* c = new when_all_cell<Result, std::remove_cvref_t<Fs>...>(
+      std::tuple<std::remove_cvref_t<Fs>...>(std::forward<Fs>(fs)...));
   return Result(adopt_cell, c);
+}
+
+// when_all's arguments: futures pass through by reference, values become ready futures.
+template <typename X>
+decltype(auto) when_all_arg(X&& x) {
+  if constexpr (is_future_v<X>) return std::forward<X>(x);
+  else return as_future_t<X>::make_ready(std::forward<X>(x));
 }
 
 }  // namespace detail
@@ -446,9 +452,17 @@ typename detail::concat_future<detail::as_future_t<Args>...>::type when_all(Args
   using result_future = typename detail::concat_future<detail::as_future_t<Args>...>::type;
   if constexpr (sizeof...(Args) == 0) {
     return result_future::make_ready();
+  } else if constexpr (sizeof...(Args) == 2 && (std::is_same_v<std::remove_cvref_t<Args>, future<>> && ...)) {
+    // The conjoining loop `f = when_all(f, op())` (seed 000 §II-A) kept small enough to
+    // inline: a ready future<> adds nothing to the other one.
+    auto pick = [](auto&& a, auto&& b) -> future<> {
+      if (b.ready()) return std::forward<decltype(a)>(a);
+      if (a.ready()) return std::forward<decltype(b)>(b);
+      return detail::when_all_futures<future<>>(std::forward<decltype(a)>(a), std::forward<decltype(b)>(b));
+    };
+    return pick(std::forward<Args>(futures_or_values)...);
   } else {
-    return detail::when_all_futures<result_future>(std::index_sequence_for<Args...>{},
-                                                   to_future(std::forward<Args>(futures_or_values))...);
+    return detail::when_all_futures<result_future>(detail::when_all_arg(std::forward<Args>(futures_or_values))...);
   }
 }
 
