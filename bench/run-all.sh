@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every benchmark RUNS times (separate launches) and writes each one's output, with the
+# limits measured in the same run, to bench/results/<name>.txt.
+#   bench/run-all.sh BUILD_DIR [RUNS]
+# Benchmarks on this 2-core machine are noisy: read the minimum over runs, compare variants
+# only within one file.
+set -euo pipefail
+build=$1
+runs=${2:-3}
+results=$(cd "$(dirname "$0")" && pwd)/results
+run=$build/tools/gannet-run
+header() {
+  echo "# $1: date=$(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc)" \
+       "cpu=\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')\"" \
+       "gxx=\"$(g++ --version | head -1)\" runs=$runs"
+}
+record() {  # name, then the command to run
+  local name=$1; shift
+  local tmp
+  tmp=$(mktemp)
+  header "$name" >"$tmp"
+  for i in $(seq "$runs"); do
+    echo "# run $i: $*" >>"$tmp"
+    "$@" >>"$tmp"
+  done
+  mv "$tmp" "$results/$name.txt"
+  echo "wrote $results/$name.txt"
+}
+record limits "$build/bench/gannet-bench-limits"
+record foundation-n2 "$run" -n 2 "$build/bench/gannet-bench-foundation"
+record foundation-n4 "$run" -n 4 "$build/bench/gannet-bench-foundation"
+record futures "$run" -n 2 "$build/bench/gannet-bench-futures"
+record gups "$run" -n 2 --shared-heap 64MB "$build/bench/gannet-bench-gups" 22 5
