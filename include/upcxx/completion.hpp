@@ -55,6 +55,15 @@ template <bool Blocking>
 struct buffered_cx {
   static constexpr cx_event event = cx_event::source;
 };
+// remote_cx::as_rpc: runs fn(args...) on the target at remote completion (rpc.hpp).
+template <typename Fn, typename... Args>
+struct rpc_cx {
+  static constexpr cx_event event = cx_event::remote;
+  Fn fn;
+  std::tuple<Args...> args;
+};
+template <typename Fn, typename... Args>
+void send_remote_cx(const rpc_cx<Fn, Args...>& item, intrank_t target);  // rpc.hpp
 
 template <typename... Cx>
 struct completions {
@@ -100,7 +109,16 @@ struct source_cx : detail::event_factories<detail::cx_event::source> {
   static detail::completions<detail::buffered_cx<true>> as_blocking() { return {}; }
 };
 struct operation_cx : detail::event_factories<detail::cx_event::operation> {};
-struct remote_cx {};  // as_rpc arrives with remote procedure calls
+struct remote_cx {
+  // Runs func(args...) on the target process, in its master persona's user-level progress,
+  // after the operation's data has arrived there (spec §7.3 ¶14).
+  template <typename Func, typename... Args>
+  static detail::completions<detail::rpc_cx<std::decay_t<Func>, std::decay_t<Args>...>> as_rpc(Func&& func,
+                                                                                                Args&&... args) {
+    return {{detail::rpc_cx<std::decay_t<Func>, std::decay_t<Args>...>{
+        std::forward<Func>(func), std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)}}};
+  }
+};
 
 namespace detail {
 
@@ -193,24 +211,132 @@ struct sync_notify {
   }
 };
 
+template <typename Fn, typename... Args>
+std::tuple<> sync_remote(rpc_cx<Fn, Args...>& item, intrank_t target) {
+  send_remote_cx(item, target);
+  return {};
+}
+
 template <cx_event E, typename Item>
 inline constexpr bool item_is_event = Item::event == E;
 
 // Notifies every item of a completion object whose events all happened synchronously.
 // SrcVals/OpVals are the values of source and operation completion (tuples).
 template <typename... Cx, typename... S, typename... O>
-auto complete_sync(completions<Cx...>& cxs, const std::tuple<S...>& src_vals, const std::tuple<O...>& op_vals) {
+auto complete_sync(completions<Cx...>& cxs, const std::tuple<S...>& src_vals, const std::tuple<O...>& op_vals,
+                   intrank_t target) {
   auto parts = std::apply(
       [&](Cx&... items) {
         return std::tuple_cat([&](auto& item) {
           using item_t = std::remove_cvref_t<decltype(item)>;
           if constexpr (item_t::event == cx_event::source) return sync_notify<S...>::item(item, src_vals);
+          else if constexpr (item_t::event == cx_event::remote) return sync_remote(item, target);
           else return sync_notify<O...>::item(item, op_vals);
         }(items)...);
       },
       cxs.items);
   return collapse_value(std::move(parts));
 }
+
+// Queues `count` fulfillments of `cell` for `owner`'s next user-level progress, from any
+// thread: directly when the caller holds the persona, else through its LPC inbox.
+inline void defer_to(persona& owner, cell_base* cell, std::intptr_t count) {
+  if (owner.active_with_caller()) {
+    owner.defer_fulfill(cell, count);
+  } else {
+    owner.lpc_ff([cell, count] {
+      cell->fulfill(count);
+      cell->drop_ref();
+    });
+  }
+}
+
+// The notifications of an operation whose events happen after initiation (off-node RMA,
+// RPC replies): prepare() creates the requested futures and takes promise dependencies at
+// initiation; notify<E>(values) delivers event E to the initiating persona.
+template <typename Cxs, typename SrcVals, typename OpVals>
+struct cx_async_state;
+
+template <typename... Cx, typename... S, typename... O>
+struct cx_async_state<completions<Cx...>, std::tuple<S...>, std::tuple<O...>> {
+  completions<Cx...> cxs;
+  persona* initiator;
+  intrank_t target;
+  // The cell of each future item (null for the other items), in item order.
+  cell_base* cells[sizeof...(Cx) > 0 ? sizeof...(Cx) : 1] = {};
+
+  cx_async_state(completions<Cx...>&& c, intrank_t tgt)
+      : cxs(std::move(c)), initiator(&current_persona()), target(tgt) {}
+
+  auto prepare() { return collapse_value(prepare_all(std::index_sequence_for<Cx...>{})); }
+
+  template <cx_event E, typename Vals>
+  void notify(const Vals& vals) {
+    notify_all<E>(vals, std::index_sequence_for<Cx...>{});
+  }
+
+ private:
+  template <std::size_t... I>
+  auto prepare_all(std::index_sequence<I...>) {
+    return std::tuple_cat(prepare_item(std::get<I>(cxs.items), cells[I])...);
+  }
+  template <cx_event E, bool Eager>
+  static auto prepare_item(future_cx<E, Eager>&, cell_base*& slot) {
+    using vals = std::conditional_t<E == cx_event::source, std::tuple<S...>, std::tuple<O...>>;
+    return prepare_future(static_cast<vals*>(nullptr), slot);
+  }
+  template <typename... V>
+  static std::tuple<future<V...>> prepare_future(std::tuple<V...>*, cell_base*& slot) {
+    auto* c = new value_cell<V...>();
+    c->add_ref();  // one for the returned future, one until delivery
+    slot = c;
+    return std::tuple<future<V...>>(future<V...>(adopt_cell, c));
+  }
+  template <cx_event E, bool Eager, typename... T>
+  static std::tuple<> prepare_item(promise_cx<E, Eager, T...>& p, cell_base*&) {
+    p.pro.cell()->deps += 1;  // require_anonymous(1) until the event is delivered
+    return {};
+  }
+  template <typename Item>
+  static std::tuple<> prepare_item(Item&, cell_base*&) {
+    return {};
+  }
+
+  template <cx_event E, typename Vals, std::size_t... I>
+  void notify_all(const Vals& vals, std::index_sequence<I...>) {
+    (notify_item<E>(std::get<I>(cxs.items), cells[I], vals), ...);
+  }
+  template <cx_event E, typename Vals, cx_event IE, bool Eager>
+  void notify_item(future_cx<IE, Eager>&, cell_base* slot, const Vals& vals) {
+    if constexpr (IE == E) {
+      emplace_values(slot, vals);
+      defer_to(*initiator, slot, 1);  // the queue takes over our reference
+    }
+  }
+  template <typename... V>
+  static void emplace_values(cell_base* slot, const std::tuple<V...>& vals) {
+    static_cast<value_cell<V...>*>(slot)->emplace_tuple(std::tuple<V...>(vals));
+  }
+  template <cx_event E, typename Vals, cx_event IE, bool Eager, typename... T>
+  void notify_item(promise_cx<IE, Eager, T...>& item, cell_base*, const Vals& vals) {
+    if constexpr (IE == E) {
+      auto* c = item.pro.cell();
+      if constexpr (std::tuple_size_v<Vals> > 0) c->emplace_tuple(std::tuple<T...>(vals));
+      c->add_ref();
+      defer_to(*initiator, c, 1);  // pairs with the dependency taken in prepare
+    }
+  }
+  template <cx_event E, typename Vals, cx_event IE, typename Fn>
+  void notify_item(lpc_cx<IE, Fn>& item, cell_base*, const Vals& vals) {
+    if constexpr (IE == E) item.target->lpc_ff([fn = item.fn, v = vals]() mutable { std::apply(fn, std::move(v)); });
+  }
+  template <cx_event E, typename Vals, bool B>
+  void notify_item(buffered_cx<B>&, cell_base*, const Vals&) {}
+  template <cx_event E, typename Vals, typename Fn, typename... Args>
+  void notify_item(rpc_cx<Fn, Args...>& item, cell_base*, const Vals&) {
+    if constexpr (E == cx_event::remote) send_remote_cx(item, target);
+  }
+};
 
 }  // namespace detail
 }  // namespace upcxx

@@ -14,7 +14,21 @@
 
 namespace upcxx {
 
-void init();
+namespace detail {
+// `par`: the program was compiled with UPCXX_THREADMODE=par, so the runtime serializes
+// its internal state across threads (a lock the seq threadmode does without).
+// `debug`: debug codemode, which turns on runtime diagnostics (the attentiveness watch).
+void init_library(bool par, bool debug);
+}  // namespace detail
+
+inline void init() {
+#ifdef UPCXX_THREADMODE
+  constexpr bool par = true;
+#else
+  constexpr bool par = false;
+#endif
+  detail::init_library(par, UPCXX_ASSERT_ENABLED);
+}
 void finalize();
 bool initialized();
 

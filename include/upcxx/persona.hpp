@@ -38,7 +38,7 @@ struct deferred_fulfill {
 
 struct lpc_node {
   lpc_node* next = nullptr;
-  void (*run)(lpc_node* self) = nullptr;  // runs and frees the node
+  void (*run)(lpc_node* self, bool execute) = nullptr;  // runs (if execute) and frees the node
 };
 
 template <typename Fn>
@@ -46,9 +46,9 @@ struct lpc_impl final : lpc_node {
   Fn fn;
   template <typename F>
   explicit lpc_impl(F&& f) : fn(std::forward<F>(f)) {
-    run = [](lpc_node* n) {
+    run = [](lpc_node* n, bool execute) {
       auto* self = static_cast<lpc_impl*>(n);
-      self->fn();
+      if (execute) self->fn();
       delete self;
     };
   }

@@ -49,96 +49,32 @@ void rma_get_remote(intrank_t rank, const void* owner_addr, void* dst, std::size
 template <typename Cxs, typename SrcVals, typename OpVals>
 struct async_op;
 
-// Notification of an asynchronous operation's items, event by event.
-template <typename... Cx, typename... S, typename... O>
-struct async_op<completions<Cx...>, std::tuple<S...>, std::tuple<O...>> : rma_op {
-  completions<Cx...> cxs;
-  // The cell of each future item (null for the other items), in item order.
-  cell_base* cells[sizeof...(Cx) > 0 ? sizeof...(Cx) : 1] = {};
-  std::tuple<O...> op_values{};  // landing place of rget's value
+// An RMA in flight through the transport: its notifications (cx_async_state) and, for a
+// value-producing rget, the value's landing place.
+template <typename Cxs, typename... S, typename... O>
+struct async_op<Cxs, std::tuple<S...>, std::tuple<O...>> : rma_op {
+  cx_async_state<Cxs, std::tuple<S...>, std::tuple<O...>> cx;
+  std::tuple<O...> op_values{};
 
-  explicit async_op(completions<Cx...>&& c, unsigned events) : cxs(std::move(c)) {
-    initiator = &current_persona();
+  async_op(Cxs&& c, unsigned events, intrank_t target) : cx(std::move(c), target) {
+    initiator = cx.initiator;
     pending = events;
     on_events = &async_op::deliver;
   }
-
-  // Initiation: creates the requested futures and takes the promises' dependencies.
-  auto prepare() { return collapse_value(prepare_all(std::index_sequence_for<Cx...>{})); }
-  template <std::size_t... I>
-  auto prepare_all(std::index_sequence<I...>) {
-    return std::tuple_cat(prepare_item(std::get<I>(cxs.items), cells[I])...);
-  }
-
-  template <cx_event E, bool Eager>
-  static auto prepare_item(future_cx<E, Eager>&, cell_base*& slot) {
-    if constexpr (E == cx_event::source) {
-      auto* c = new value_cell<S...>();
-      c->add_ref();  // one for the returned future, one until delivery
-      slot = c;
-      return std::tuple<future<S...>>(future<S...>(adopt_cell, c));
-    } else {
-      auto* c = new value_cell<O...>();
-      c->add_ref();
-      slot = c;
-      return std::tuple<future<O...>>(future<O...>(adopt_cell, c));
-    }
-  }
-  template <cx_event E, bool Eager, typename... T>
-  static std::tuple<> prepare_item(promise_cx<E, Eager, T...>& p, cell_base*&) {
-    p.pro.cell()->deps += 1;  // require_anonymous(1) until the event is delivered
-    return {};
-  }
-  template <typename Item>
-  static std::tuple<> prepare_item(Item&, cell_base*&) {
-    return {};
-  }
+  auto prepare() { return cx.prepare(); }
 
   static void deliver(rma_op* base, unsigned events) {
     auto* self = static_cast<async_op*>(base);
     events &= self->pending;
-    if (events & ev_source) self->template notify_event<cx_event::source>(std::tuple<S...>{});
-    if (events & ev_operation) self->template notify_event<cx_event::operation>(self->op_values);
+    if (events & ev_source) self->cx.template notify<cx_event::source>(std::tuple<S...>{});
+    if (events & ev_operation) {
+      // A put's remote completion is its operation completion (the data is in place).
+      self->cx.template notify<cx_event::remote>(std::tuple<>{});
+      self->cx.template notify<cx_event::operation>(self->op_values);
+    }
     self->pending &= ~events;
     if (self->pending == 0) delete self;
   }
-
-  template <cx_event E, typename Vals>
-  void notify_event(const Vals& vals) {
-    std::size_t i = 0;
-    std::apply([&](Cx&... items) { (notify_item<E, Vals>(items, cells[i++], vals), ...); }, cxs.items);
-  }
-
-  template <cx_event E, typename Vals, cx_event IE, bool Eager>
-  void notify_item(future_cx<IE, Eager>&, cell_base* slot, const Vals& vals) {
-    if constexpr (IE == E) {
-      auto* c = static_cast<typename cell_of<Vals>::type*>(slot);
-      c->emplace_tuple(Vals(vals));
-      initiator->defer_fulfill(c, 1);  // the queue takes over the operation's reference
-    }
-  }
-  template <cx_event E, typename Vals, cx_event IE, bool Eager, typename... T>
-  void notify_item(promise_cx<IE, Eager, T...>& item, cell_base*, const Vals& vals) {
-    if constexpr (IE == E) {
-      auto* c = item.pro.cell();
-      if constexpr (std::tuple_size_v<Vals> > 0) c->emplace_tuple(std::tuple<T...>(vals));
-      c->add_ref();
-      initiator->defer_fulfill(c, 1);  // pairs with the dependency taken in prepare
-    }
-  }
-  template <cx_event E, typename Vals, cx_event IE, typename Fn>
-  void notify_item(lpc_cx<IE, Fn>& item, cell_base*, const Vals& vals) {
-    if constexpr (IE == E) item.target->lpc_ff([fn = item.fn, v = vals]() mutable { std::apply(fn, std::move(v)); });
-  }
-  template <cx_event E, typename Vals, bool B>
-  void notify_item(buffered_cx<B>&, cell_base*, const Vals&) {}
-
-  template <typename Vals>
-  struct cell_of;
-  template <typename... V>
-  struct cell_of<std::tuple<V...>> {
-    using type = value_cell<V...>;
-  };
 };
 
 // Prepares the notifications, then injects: a transport may report events from inside the
@@ -174,10 +110,10 @@ auto rput(T value, global_ptr<T> dest, Cx&& completions = operation_cx::as_futur
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (dest.is_local()) [[likely]] {
     std::memcpy(static_cast<void*>(dest.local()), &value, sizeof(T));
-    return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{});
+    return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, dest.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
-      std::move(cxs), detail::ev_source | detail::ev_operation);
+      std::move(cxs), detail::ev_source | detail::ev_operation, dest.where());
   return detail::start_async(op, [&] { detail::rma_put_remote(dest.where(), dest.raw_, &value, sizeof(T), op); });
 }
 
@@ -193,10 +129,10 @@ auto rput(const T* src, global_ptr<T> dest, std::size_t count, Cx&& completions 
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (dest.is_local()) [[likely]] {
     std::memcpy(static_cast<void*>(dest.local()), src, count * sizeof(T));
-    return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{});
+    return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, dest.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
-      std::move(cxs), detail::ev_source | detail::ev_operation);
+      std::move(cxs), detail::ev_source | detail::ev_operation, dest.where());
   return detail::start_async(op, [&] { detail::rma_put_remote(dest.where(), dest.raw_, src, count * sizeof(T), op); });
 }
 
@@ -215,10 +151,10 @@ auto rget(global_ptr<const T> src, Cx&& completions = operation_cx::as_future(),
   if (src.is_local()) [[likely]] {
     std::tuple<T> value;
     std::memcpy(static_cast<void*>(&std::get<0>(value)), src.local(), sizeof(T));
-    return detail::complete_sync(cxs, std::tuple<>{}, value);
+    return detail::complete_sync(cxs, std::tuple<>{}, value, src.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<T>>(std::move(cxs),
-                                                                                    detail::ev_operation);
+                                                                                    detail::ev_operation, src.where());
   return detail::start_async(
       op, [&] { detail::rma_get_remote(src.where(), src.raw_, &std::get<0>(op->op_values), sizeof(T), op); });
 }
@@ -235,10 +171,10 @@ auto rget(global_ptr<const T> src, T* dest, std::size_t count, Cx&& completions 
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (src.is_local()) [[likely]] {
     std::memcpy(static_cast<void*>(dest), src.local(), count * sizeof(T));
-    return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{});
+    return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, src.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(std::move(cxs),
-                                                                                   detail::ev_operation);
+                                                                                   detail::ev_operation, src.where());
   return detail::start_async(op, [&] { detail::rma_get_remote(src.where(), src.raw_, dest, count * sizeof(T), op); });
 }
 

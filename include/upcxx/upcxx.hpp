@@ -27,4 +27,7 @@
 #include "upcxx/persona.hpp"
 #include "upcxx/completion.hpp"
 #include "upcxx/rma.hpp"
+#include "upcxx/serialization.hpp"
+#include "upcxx/rpc.hpp"
+#include "upcxx/dist_object.hpp"
 #include "upcxx/say.hpp"

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "runtime/rpc_internal.hpp"
 #include "runtime/runtime.hpp"
 #include "transport/transport.hpp"
 #include "upcxx/completion.hpp"
@@ -31,11 +32,20 @@ thread_state& tls() {
 // One pass of progress; returns whether anything happened.
 bool progress_once(progress_level level) {
   bool did = false;
-  if (detail::g_state.init_count > 0) did = gannet::runtime::the_transport().poll();
-  if (level != progress_level::user) return did;
   thread_state& t = tls();
+  const bool user = level == progress_level::user;
   bool outer = !t.in_user_progress;
-  t.in_user_progress = true;
+  if (user) t.in_user_progress = true;
+  if (detail::g_state.init_count > 0) {
+    // RPCs run only in user-level progress of the master persona (spec §9.1, §10.5);
+    // arriving otherwise they wait in the backlog.
+    const bool rpcs_here = user && g_master.active_with_caller();
+    gannet::runtime::runtime_lock lock;
+    gannet::runtime::rpc_direct_scope direct(rpcs_here);
+    if (rpcs_here) did = gannet::runtime::rpc_run_backlog();
+    did = gannet::runtime::the_transport().poll() || did;
+  }
+  if (!user) return did;
   // Top of the stack first; a persona pushed twice is served once (the upper copy).
   for (std::size_t i = t.stack.size(); i-- > 0;) {
     persona* p = t.stack[i];
@@ -50,13 +60,15 @@ bool progress_once(progress_level level) {
 }  // namespace
 
 persona::~persona() {
-  // Undefined by the specification with work pending; free what can be freed quietly.
+  // Undefined by the specification with work pending (spec §10.5.1 ¶8); free the queued
+  // callbacks without running them: a thread that is exiting runs no user code.
   detail::lpc_node* n = inbox_.exchange(nullptr, std::memory_order_acquire);
   while (n) {
     detail::lpc_node* next = n->next;
-    n->run(n);
+    n->run(n, false);
     n = next;
   }
+  for (const auto& d : deferred_) d.cell->drop_ref();
 }
 
 bool persona::run_user_work() {
@@ -87,7 +99,7 @@ bool persona::run_user_work() {
     }
     while (fifo) {
       detail::lpc_node* next = fifo->next;
-      fifo->run(fifo);
+      fifo->run(fifo, true);
       fifo = next;
     }
     did = true;

@@ -34,6 +34,7 @@ static_assert(alignof(rma_sink) <= alignof(rma_op));
 }  // namespace
 
 void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std::size_t n, rma_op* op) {
+  gannet::runtime::runtime_lock lock;
   auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
   auto r = gannet::runtime::the_transport().put(rank, reinterpret_cast<std::uintptr_t>(owner_addr), src, n, sink,
                                                 tr::op_none);
@@ -41,6 +42,7 @@ void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std
 }
 
 void rma_get_remote(intrank_t rank, const void* owner_addr, void* dst, std::size_t n, rma_op* op) {
+  gannet::runtime::runtime_lock lock;
   auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
   auto r = gannet::runtime::the_transport().get(rank, reinterpret_cast<std::uintptr_t>(owner_addr), dst, n, sink,
                                                 tr::op_none);

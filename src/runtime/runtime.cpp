@@ -8,11 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "runtime/rpc_internal.hpp"
 #include "runtime/runtime.hpp"
 #include "transport/transport.hpp"
 #include "gannet/exchange.hpp"
@@ -84,6 +86,20 @@ struct backoff {
 }  // namespace
 
 transport::transport& the_transport() { return *rt().tp; }
+
+namespace {
+std::atomic<bool> g_thread_safe{false};
+std::recursive_mutex g_big_lock;
+}  // namespace
+
+void enable_thread_safety() { g_thread_safe.store(true, std::memory_order_relaxed); }
+
+runtime_lock::runtime_lock() : locked_(g_thread_safe.load(std::memory_order_relaxed)) {
+  if (locked_) g_big_lock.lock();
+}
+runtime_lock::~runtime_lock() {
+  if (locked_) g_big_lock.unlock();
+}
 heap_allocator& my_heap() { return *rt().heap; }
 
 void wait_until_aborting_or(bool (*done)(void*), void* arg) {
@@ -104,8 +120,9 @@ void runtime_push_master_persona();  // progress.cpp
 
 using gannet::runtime::rt;
 
-void init() {
+void detail::init_library(bool par, bool debug) {
   auto& r = rt();
+  if (par) gannet::runtime::enable_thread_safety();
   if (detail::g_state.init_count++ > 0) return;  // nested init: count only (spec §2.3 ¶3)
 
   if (!r.tp) {
@@ -116,6 +133,13 @@ void init() {
   }
   auto& tp = *r.tp;
   tp.attach();
+  if (debug) {
+    // GANNET_ATTENTIVENESS_SECONDS tunes the watch (0 turns it off); tests use a short one.
+    double seconds = 5;
+    if (const char* v = std::getenv("GANNET_ATTENTIVENESS_SECONDS")) seconds = std::atof(v);
+    if (seconds > 0) tp.watch_attentiveness(seconds);
+  }
+  gannet::runtime::rpc_attach(tp);
   const int n = tp.rank_n();
   const int me = tp.rank_me();
 
@@ -197,6 +221,16 @@ intrank_t team::from_world(intrank_t r) const {
   return t;
 }
 
+namespace detail {
+// Teams travel in RPC arguments as ids: 0 is world, 1 the local team.
+std::uint32_t team_id_of(const team& t) {
+  if (&t == &*rt().world) return 0;
+  if (&t == &*rt().local) return 1;
+  gannet::util::fatal("only world() and local_team() can be passed to an RPC in this build");
+}
+team& team_from_id(std::uint32_t id) { return id == 0 ? *rt().world : *rt().local; }
+}  // namespace detail
+
 team& world() {
   detail::check_init("upcxx::world()", std::source_location::current());
   return *rt().world;
@@ -220,9 +254,15 @@ void barrier(const team& t) {
   if (t.rank_n() != detail::g_state.rank_n)
     gannet::util::fatal("upcxx::barrier() over a team smaller than world() needs the collectives "
                         "layer, which this build does not have yet");
-  r.tp->barrier_arrive();
+  {
+    gannet::runtime::runtime_lock lock;
+    r.tp->barrier_arrive();
+  }
   gannet::runtime::wait_until_aborting_or(
-      [](void* tp) { return static_cast<gannet::transport::transport*>(tp)->barrier_test(); },
+      [](void* tp) {
+        gannet::runtime::runtime_lock lock;
+        return static_cast<gannet::transport::transport*>(tp)->barrier_test();
+      },
       r.tp.get());
 }
 

@@ -16,4 +16,19 @@ heap_allocator& my_heap();
 // launcher is tearing the job down (it has already reported the cause).
 void wait_until_aborting_or(bool (*done)(void*), void* arg);
 
+// Threadmode par: one recursive lock serializes the transport and the RPC state between
+// threads (the transports are not thread-safe; see capabilities::thread_safe). In seq mode
+// the guard costs one predictable branch.
+void enable_thread_safety();
+class runtime_lock {
+ public:
+  runtime_lock();
+  ~runtime_lock();
+  runtime_lock(const runtime_lock&) = delete;
+  runtime_lock& operator=(const runtime_lock&) = delete;
+
+ private:
+  bool locked_;
+};
+
 }  // namespace gannet::runtime

@@ -144,6 +144,12 @@ class transport {
   // targets (UPC++ progress_required, spec §10.3).
   virtual bool progress_required() const = 0;
 
+  // ---- diagnostics ---------------------------------------------------------------------
+  // Debug aid (optional; the default does nothing): while this process polls, report once
+  // per peer a rank that has left messages from anyone unprocessed for `seconds`, the
+  // symptom of a rank that does not call progress (spec §10.3, attentiveness).
+  virtual void watch_attentiveness(double seconds) { (void)seconds; }
+
   // ---- failure -------------------------------------------------------------------------
   // True once the job is being torn down (another rank died, the launcher went away): spin
   // loops in the runtime check it and exit instead of waiting forever.

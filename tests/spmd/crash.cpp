@@ -2,7 +2,8 @@
 //   crash MODE [RANK [CODE]] — rank RANK misbehaves after init, the others wait in a barrier.
 //   MODE: abort | segv | exit (with CODE) | nofinalize | hang (every rank sleeps) |
 //         heap (print the shared heap size) | before-init (rank_me() before init) |
-//         bad-rank (world()[rank_n()]) | ok
+//         bad-rank (world()[rank_n()]) | inattentive (rank RANK computes 3 s without progress
+//         while the others wait for its RPC reply) | ok
 // Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
 #include <signal.h>
 #include <unistd.h>
@@ -34,7 +35,13 @@ int main(int argc, char** argv) {
   if (mode == "hang") {
     for (;;) ::pause();
   }
-  if (mode == "heap") {
+  if (mode == "inattentive") {
+    if (me == victim) {
+      ::sleep(3);  // no progress: the RPCs sent to us wait
+    } else {
+      upcxx::rpc(victim, [] { return 1; }).wait();
+    }
+  } else if (mode == "heap") {
     std::printf("rank %d heap %zu\n", me, upcxx::shared_segment_size());
   } else if (me == victim) {
     if (mode == "abort") std::abort();

@@ -189,6 +189,12 @@ debug-bad-rank)
   expect_err "team::operator\[\]: rank 2 is out of range \[0, 2\)"
   expect_err "rank 1: killed by SIGABRT"
   ;;
+debug-inattentive)
+  GANNET_ATTENTIVENESS_SECONDS=1 launch -n 2 "$crash" inattentive 1
+  expect_status 0
+  expect_err "warning: rank 1 has left incoming messages \(RPCs\) unprocessed for 1 s"
+  [ "$(grep -c "has left incoming messages" "$work/err")" -eq 1 ] || fail "reported more than once"
+  ;;
 *)
   echo "unknown case $case_name"; exit 2 ;;
 esac

@@ -6,7 +6,7 @@
 // descriptor (GANNET_JOB_FD) and map the whole region. Nothing is left in /dev/shm on any exit
 // path, including SIGKILL of every process, because no name exists once the ranks start.
 //
-//   [ job_header | rank_slot x N | barrier flags N x rounds ] padded to segment_align
+//   [ job_header | rank_slot x N | barrier flags N x rounds | AM ring x N ] padded to segment_align
 //   [ segment of rank 0 ][ segment of rank 1 ] ... each seg_stride bytes apart
 //
 // Memory ordering: the header is written before any rank is forked (fork is the fence).
@@ -20,7 +20,7 @@
 namespace gannet::smp {
 
 inline constexpr std::uint64_t job_magic = 0x31424f4a544e4e47ull;  // "GNNTJOB1"
-inline constexpr std::uint32_t job_version = 1;
+inline constexpr std::uint32_t job_version = 2;
 inline constexpr std::size_t cache_line = 64;
 inline constexpr std::size_t segment_align = 64 * 1024;
 inline constexpr int max_barrier_rounds = 32;
@@ -49,6 +49,16 @@ struct alignas(cache_line) barrier_flag {
   std::atomic<std::uint64_t> epoch;
 };
 
+// Active-message ring of one receiving rank: a bounded multi-producer, single-consumer
+// queue of fixed-size slots (ring.hpp has the protocol).
+inline constexpr std::size_t ring_slot_bytes = 128;
+inline constexpr std::size_t ring_slots = 4096;  // 512 KiB of messages per receiving rank
+
+struct alignas(cache_line) ring_control {
+  alignas(cache_line) std::atomic<std::uint64_t> tail;  // next position to reserve (producers CAS)
+  alignas(cache_line) std::atomic<std::uint64_t> head;  // next position to consume (consumer only)
+};
+
 struct job_header {
   std::uint64_t magic;
   std::uint32_t version;
@@ -65,18 +75,23 @@ struct job_header {
 struct job_layout {
   std::size_t slots_offset;
   std::size_t flags_offset;
+  std::size_t rings_offset;  // ring_bytes per rank: control, sequence numbers, slots
   std::size_t control_bytes;
   std::size_t seg_stride;
   std::size_t region_bytes;
 
   static constexpr std::size_t round_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+  static constexpr std::size_t ring_bytes() {
+    return round_up(sizeof(ring_control) + sizeof(std::uint64_t) * ring_slots, 4096) + ring_slot_bytes * ring_slots;
+  }
 
   static job_layout compute(int rank_n, std::size_t heap_bytes) {
     job_layout l{};
     l.slots_offset = round_up(sizeof(job_header), cache_line);
     l.flags_offset = l.slots_offset + sizeof(rank_slot) * static_cast<std::size_t>(rank_n);
     std::size_t flags = sizeof(barrier_flag) * static_cast<std::size_t>(rank_n) * max_barrier_rounds;
-    l.control_bytes = round_up(l.flags_offset + flags, segment_align);
+    l.rings_offset = round_up(l.flags_offset + flags, 4096);
+    l.control_bytes = round_up(l.rings_offset + ring_bytes() * static_cast<std::size_t>(rank_n), segment_align);
     l.seg_stride = round_up(heap_bytes + segment_reserve, segment_align);
     l.region_bytes = l.control_bytes + l.seg_stride * static_cast<std::size_t>(rank_n);
     return l;
@@ -84,6 +99,9 @@ struct job_layout {
 };
 
 inline job_header* header_of(void* region) { return static_cast<job_header*>(region); }
+inline void* ring_of(void* region, const job_layout& l, int rank) {
+  return static_cast<char*>(region) + l.rings_offset + job_layout::ring_bytes() * static_cast<std::size_t>(rank);
+}
 inline rank_slot* slots_of(void* region, const job_layout& l) {
   return reinterpret_cast<rank_slot*>(static_cast<char*>(region) + l.slots_offset);
 }

@@ -1,19 +1,23 @@
 // The smp transport: ranks are processes on one machine started by gannet-run, sharing one
 // POSIX shared-memory region (layout in job.hpp). Every rank maps every segment, so all
 // RMA is load/store and the runtime bypasses put/get entirely (local_address is non-null
-// for every rank). Active messages come with the RPC work (per-rank queues in the region);
-// until then caps().active_messages is false and am_send reports unsupported.
+// for every rank). Active messages travel through one multi-producer ring per receiving
+// rank (ring.hpp); handlers run on the message in place, inside poll().
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "transport/smp/job.hpp"
+#include "transport/smp/ring.hpp"
 #include "transport/smp/smp.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
@@ -68,6 +72,11 @@ class smp_transport final : public transport {
     local_.resize(static_cast<std::size_t>(n_));
     std::iota(local_.begin(), local_.end(), 0);
 
+    rings_.resize(static_cast<std::size_t>(n_));
+    for (int r = 0; r < n_; ++r) rings_[r] = smp::ring(smp::ring_of(region_, layout_, r));
+    rings_[me_].initialize();  // before bootstrap: nobody sends before everyone is through it
+    outbox_.resize(static_cast<std::size_t>(n_));
+
     bootstrap();
   }
 
@@ -79,6 +88,8 @@ class smp_transport final : public transport {
   capabilities caps() const override {
     capabilities c;
     c.rma = true;
+    c.active_messages = true;
+    c.am_max_medium = smp::ring::max_body;
     return c;
   }
 
@@ -106,10 +117,34 @@ class smp_transport final : public transport {
     return {status::ok, cx_all};
   }
 
-  void am_register(am_handler_id, am_handler) override {}
-  status am_send(rank_t, am_handler_id, std::span<const std::byte>, std::span<const std::byte>,
-                 std::uint32_t) override {
-    return status::unsupported;
+  void am_register(am_handler_id id, am_handler fn) override {
+    if (id >= max_am_handlers) util::fatal("active-message handler id %u out of range", id);
+    handlers_[id] = fn;
+  }
+
+  status am_send(rank_t r, am_handler_id id, std::span<const std::byte> header,
+                 std::span<const std::byte> payload, std::uint32_t flags) override {
+    if (header.size() + payload.size() > smp::ring::max_body) return status::unsupported;
+    auto& box = outbox_[static_cast<std::size_t>(r)];
+    if (!box.empty()) flush_outbox(r);
+    unsigned spins = 0;
+    // Messages to one rank leave in order: behind any that wait in the outbox.
+    while (!box.empty() || !try_send(r, id, header, payload)) {
+      if (flags & op_immediate) return status::would_block;
+      if (poll_depth_ > 0) {
+        // Inside a handler the ring we are reading cannot be drained (its slots are still
+        // in use), so waiting here could deadlock two ranks sending to each other from
+        // handlers: park the message instead and send it from a later poll.
+        park(r, id, header, payload);
+        return status::ok;
+      }
+      // Back-pressure: keep draining our own ring while we wait for room in theirs, so two
+      // ranks flooding each other cannot deadlock.
+      if (!poll() && ++spins > 64) ::sched_yield();
+      flush_outbox(r);
+      if (job_aborting()) std::_Exit(1);
+    }
+    return status::ok;
   }
 
   // Dissemination barrier (Hensgen, Finkel & Manber): in round k rank i signals rank
@@ -139,8 +174,39 @@ class smp_transport final : public transport {
     return true;
   }
 
-  bool poll() override { return false; }
-  bool progress_required() const override { return false; }  // every operation is done at injection
+  bool poll() override {
+    // Handlers run on messages in place, so the ring cannot be consumed re-entrantly (a
+    // handler that sends may come back here).
+    if (poll_depth_ > 0) return false;
+    bool did = parked_ > 0 && flush_all();
+    auto& mine = rings_[static_cast<std::size_t>(me_)];
+    ++poll_depth_;
+    // A bounded batch: the caller (progress) comes back soon, and a flood from other ranks
+    // must not keep one poll running forever.
+    for (int i = 0; i < 64; ++i) {
+      bool got = mine.consume_one([&](const smp::ring_message_header& h) {
+        const char* body = smp::ring::body_of(h);
+        am_handler fn = h.handler < max_am_handlers ? handlers_[h.handler] : nullptr;
+        if (!fn) util::fatal("active message from rank %d for unregistered handler %u", h.source, h.handler);
+        fn(am_message{h.source, std::as_bytes(std::span(body, h.header_bytes)),
+                      std::as_bytes(std::span(body + h.header_bytes, h.payload_bytes))});
+      });
+      if (!got) break;
+      did = true;
+    }
+    --poll_depth_;
+    if (watch_seconds_ > 0 && (++polls_ & 1023) == 0) check_attentiveness();
+    return did;
+  }
+
+  void watch_attentiveness(double seconds) override {
+    watch_seconds_ = seconds;
+    watch_state start;
+    start.since = std::chrono::steady_clock::now();
+    watch_.assign(static_cast<std::size_t>(n_), start);
+  }
+  // RMA is done at injection; messages parked by handlers still need a poll to leave.
+  bool progress_required() const override { return parked_ > 0; }
 
   bool job_aborting() const override {
     return header_->abort.load(std::memory_order_relaxed) != 0;
@@ -181,6 +247,82 @@ class smp_transport final : public transport {
   smp::job_header* header_ = nullptr;
   smp::rank_slot* slots_ = nullptr;
   std::vector<rank_t> local_;
+  std::vector<smp::ring> rings_;
+  am_handler handlers_[max_am_handlers] = {};
+  int poll_depth_ = 0;
+
+  // Attentiveness watch (debug codemode): per peer, its ring's head when we last saw it
+  // move, and when.
+  struct watch_state {
+    std::uint64_t head = 0;
+    std::chrono::steady_clock::time_point since{};
+    bool reported = false;
+  };
+  double watch_seconds_ = 0;
+  std::uint64_t polls_ = 0;
+  std::vector<watch_state> watch_;
+
+  void check_attentiveness() {
+    auto now = std::chrono::steady_clock::now();
+    for (int r = 0; r < n_; ++r) {
+      if (r == me_) continue;
+      auto& w = watch_[r];
+      auto& q = rings_[static_cast<std::size_t>(r)];
+      std::uint64_t head = q.head(), tail = q.tail();
+      if (tail == head || head != w.head) {  // nothing waiting, or it is being consumed
+        w.head = head;
+        w.since = now;
+        continue;
+      }
+      if (w.reported || std::chrono::duration<double>(now - w.since).count() < watch_seconds_) continue;
+      w.reported = true;
+      util::warn("rank %d has left incoming messages (RPCs) unprocessed for %.0f s: it is not making progress. "
+                 "RPCs run only inside calls that make user-level progress (upcxx::progress(), wait(), barrier()); "
+                 "have rank %d call upcxx::progress() regularly during long computations. (Reported once; debug "
+                 "codemode.)",
+                 r, watch_seconds_, r);
+    }
+  }
+
+  // Messages sent from inside handlers while the destination ring was full.
+  struct parked_message {
+    am_handler_id id;
+    std::uint32_t header_bytes;
+    std::vector<std::byte> bytes;  // header then payload
+  };
+  std::vector<std::deque<parked_message>> outbox_;
+  std::size_t parked_ = 0;
+
+  bool try_send(rank_t r, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload) {
+    return rings_[static_cast<std::size_t>(r)].try_send(me_, id, header.data(), static_cast<std::uint32_t>(header.size()),
+                                                       payload.data(), static_cast<std::uint32_t>(payload.size()));
+  }
+  void park(rank_t r, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload) {
+    parked_message m{id, static_cast<std::uint32_t>(header.size()), {}};
+    m.bytes.reserve(header.size() + payload.size());
+    m.bytes.insert(m.bytes.end(), header.begin(), header.end());
+    m.bytes.insert(m.bytes.end(), payload.begin(), payload.end());
+    outbox_[static_cast<std::size_t>(r)].push_back(std::move(m));
+    ++parked_;
+  }
+  bool flush_outbox(rank_t r) {
+    auto& box = outbox_[static_cast<std::size_t>(r)];
+    bool did = false;
+    while (!box.empty()) {
+      auto& m = box.front();
+      std::span<const std::byte> all(m.bytes);
+      if (!try_send(r, m.id, all.first(m.header_bytes), all.subspan(m.header_bytes))) break;
+      box.pop_front();
+      --parked_;
+      did = true;
+    }
+    return did;
+  }
+  bool flush_all() {
+    bool did = false;
+    for (int r = 0; r < n_; ++r) did = flush_outbox(r) || did;
+    return did;
+  }
   std::vector<std::uintptr_t> owner_base_, delta_;
   std::uint64_t epoch_ = 0;
   int round_ = 0;

@@ -1,0 +1,391 @@
+// Remote procedure calls (spec chapter 9) and remote_cx::as_rpc.
+//
+//   rpc_ff([team,] rank, [completions,] fn, args...)   fire and forget
+//   rpc([team,] rank, [completions,] fn, args...)      future of fn's result (unwrapped)
+//
+// fn and args are serialized before the call returns (source completion is synchronous);
+// the call runs on the target during user-level progress of its master persona, never
+// synchronously, not even when the target is the caller (spec §9.2 ¶43). dist_object<T>&
+// and team& arguments travel as ids and are looked up at the target, which waits for a
+// named dist_object to be constructed (spec §6.6).
+//
+// Shipping fn: a function pointer is sent as an (object, offset) token that every rank
+// decodes to its own address of the function (ranks load the program at different
+// addresses); a function object (lambda, functor) is serialized — by its bytes when it is
+// trivially copyable, so captured pointers arrive as the same addresses (spec §6.5).
+// Progress level: internal.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "upcxx/completion.hpp"
+#include "upcxx/rpc_fwd.hpp"
+#include "upcxx/serialization.hpp"
+#include "upcxx/team.hpp"
+
+namespace upcxx {
+
+template <typename T>
+class dist_object;
+
+namespace detail {
+
+// ---- argument kinds ----
+template <typename A>
+struct rpc_arg {
+  using callee_type = deserialized_type_t<A>&&;
+  static constexpr int dist = 0;
+};
+template <typename T>
+struct rpc_arg<dist_object<T>> {
+  using callee_type = dist_object<T>&;
+  static constexpr int dist = 1;
+};
+template <>
+struct rpc_arg<team> {
+  using callee_type = team&;
+  static constexpr int dist = 0;
+};
+
+template <typename Fn, typename... Args>
+using rpc_result_t = std::invoke_result_t<Fn&, typename rpc_arg<Args>::callee_type...>;
+
+// The values an rpc's operation completion produces (spec §9.2 ¶39-41).
+template <typename R>
+struct rpc_values {
+  using type = std::tuple<deserialized_type_t<std::remove_cvref_t<R>>>;
+};
+template <>
+struct rpc_values<void> {
+  using type = std::tuple<>;
+};
+template <typename... U>
+struct rpc_values<future<U...>> {
+  using type = std::tuple<deserialized_type_t<U>...>;
+};
+
+// ---- function objects ----
+template <typename Fn>
+inline constexpr bool is_function_pointer_v = std::is_pointer_v<Fn> && std::is_function_v<std::remove_pointer_t<Fn>>;
+
+template <typename Fn>
+void write_function(serial_writer& w, const Fn& fn) {
+  if constexpr (is_function_pointer_v<Fn>) {
+    serialize_into(w, encode_function(reinterpret_cast<const void*>(fn)));
+  } else {
+    static_assert(is_serializable<Fn>::value,
+                  "an RPC's function object must be a function, a lambda or functor that is trivially "
+                  "copyable, or a Serializable type (spec 6.5)");
+    serialize_into(w, fn);
+  }
+}
+
+template <typename Fn>
+struct function_holder {
+  using stored = std::conditional_t<is_function_pointer_v<Fn>, Fn, deserialized_type_t<Fn>>;
+  alignas(stored) unsigned char storage[sizeof(stored)];
+  stored* fn = nullptr;
+  explicit function_holder(serial_reader& r) {
+    if constexpr (is_function_pointer_v<Fn>) {
+      fn_token t = deserialize_from<fn_token>(r);
+      fn = ::new (static_cast<void*>(storage)) stored(reinterpret_cast<Fn>(const_cast<void*>(decode_function(t))));
+    } else {
+      fn = deserialize_into<Fn>(r, storage);
+    }
+  }
+  ~function_holder() { fn->~stored(); }
+  function_holder(const function_holder&) = delete;
+  function_holder& operator=(const function_holder&) = delete;
+};
+
+// ---- arguments at the callee ----
+team& team_from_id(std::uint32_t id);
+std::uint32_t team_id_of(const team& t);
+
+template <typename A>
+struct arg_holder {
+  using stored = deserialized_type_t<A>;
+  alignas(stored) unsigned char storage[sizeof(stored)];
+  stored* p = nullptr;
+  arg_holder(serial_reader& r, const std::uint64_t*&) { p = deserialize_into<A>(r, storage); }
+  ~arg_holder() { p->~stored(); }
+  stored&& get() { return std::move(*p); }
+  arg_holder(const arg_holder&) = delete;
+  arg_holder& operator=(const arg_holder&) = delete;
+};
+template <typename T>
+struct arg_holder<dist_object<T>> {
+  dist_object<T>* p;
+  arg_holder(serial_reader&, const std::uint64_t*& ids) : p(static_cast<dist_object<T>*>(dist_lookup(*ids++))) {}
+  dist_object<T>& get() { return *p; }
+};
+template <>
+struct arg_holder<team> {
+  team* p;
+  arg_holder(serial_reader& r, const std::uint64_t*&) : p(&team_from_id(deserialize_from<std::uint32_t>(r))) {}
+  team& get() { return *p; }
+};
+
+// The callee's arguments, deserialized left to right in place (members initialize in
+// declaration order) and passed to a callable by apply().
+template <typename... Args>
+struct arg_holders;
+template <>
+struct arg_holders<> {
+  arg_holders(serial_reader&, const std::uint64_t*&) {}
+  template <typename F>
+  decltype(auto) apply(F&& f) {
+    return f();
+  }
+};
+template <typename A, typename... Rest>
+struct arg_holders<A, Rest...> {
+  arg_holder<A> first;
+  arg_holders<Rest...> rest;
+  arg_holders(serial_reader& r, const std::uint64_t*& ids) : first(r, ids), rest(r, ids) {}
+  template <typename F>
+  decltype(auto) apply(F&& f) {
+    return rest.apply([&](auto&&... more) -> decltype(auto) {
+      return f(first.get(), std::forward<decltype(more)>(more)...);
+    });
+  }
+};
+
+// ---- sender side ----
+template <typename A>
+void write_arg(serial_writer& w, const A& a) {
+  using D = std::remove_cvref_t<A>;
+  if constexpr (rpc_arg<D>::dist) {
+    // sent as a dist id in front of the body
+  } else if constexpr (std::is_same_v<D, team>) {
+    serialize_into(w, team_id_of(a));
+  } else {
+    static_assert(is_serializable<D>::value, "an RPC argument must be Serializable, dist_object<T>& or team& (spec 9.2)");
+    serialize_into(w, a);
+  }
+}
+template <typename A>
+void write_dist_id(serial_writer& w, const A& a) {
+  if constexpr (rpc_arg<std::remove_cvref_t<A>>::dist) serialize_into(w, a.id().raw());
+}
+
+inline constexpr std::size_t rpc_inline_bytes = 512;
+
+template <typename Fn, typename... Args>
+struct rpc_exec;
+
+// Serializes one call into a buffer that starts on the stack (no allocation for small calls)
+// and sends it.
+template <typename Fn, typename... Args>
+void send_call(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Args&... args) {
+  using exec = rpc_exec<Fn, std::remove_cvref_t<Args>...>;
+  alignas(16) std::byte inline_buf[rpc_inline_bytes];
+  serial_writer w(inline_buf, sizeof inline_buf);
+  rpc_wire wire{exec_token<&exec::run>(), reply_to,
+                static_cast<std::uint32_t>((rpc_arg<std::remove_cvref_t<Args>>::dist + ... + 0)), 0};
+  serialize_into(w, wire);
+  (write_dist_id(w, args), ...);
+  write_function(w, fn);
+  (write_arg(w, args), ...);
+  rpc_send(target, w.data(), w.size());
+}
+
+template <typename... V>
+void send_reply(intrank_t target, std::uint64_t reply_to, const V&... values) {
+  alignas(16) std::byte inline_buf[rpc_inline_bytes];
+  serial_writer w(inline_buf, sizeof inline_buf);
+  serialize_into(w, rpc_reply_wire{reply_to, 0});
+  (serialize_into(w, values), ...);
+  rpc_send_reply(target, w.data(), w.size());
+}
+
+// ---- callee side ----
+template <typename Fn, typename... Args>
+struct rpc_exec {
+  using result = rpc_result_t<typename function_holder<Fn>::stored, Args...>;
+
+  static void run(const rpc_incoming& in) {
+    const auto* wire = reinterpret_cast<const rpc_wire*>(in.body);
+    const auto* ids = reinterpret_cast<const std::uint64_t*>(in.body + sizeof(rpc_wire));
+    if constexpr (is_future_v<result>) {
+      run_async(in, wire, ids);
+    } else {
+      serial_reader r(in.body + sizeof(rpc_wire) + sizeof(std::uint64_t) * wire->dist_ids);
+      function_holder<Fn> f(r);
+      arg_holders<Args...> a(r, ids);
+      auto call = [&](auto&&... v) -> decltype(auto) { return std::invoke(*f.fn, std::forward<decltype(v)>(v)...); };
+      if constexpr (std::is_void_v<result>) {
+        a.apply(call);
+        if (wire->reply_to) send_reply(in.source, wire->reply_to);
+      } else {
+        decltype(auto) value = a.apply(call);
+        if (wire->reply_to) send_reply(in.source, wire->reply_to, value);
+      }
+    }
+  }
+
+  // fn returns a future: the deserialized objects (and the bytes views point into) live
+  // until it is ready (spec §9.2 ¶42), so they move to the heap.
+  struct async_call {
+    std::vector<std::byte> body;
+    serial_reader reader;
+    const std::uint64_t* ids;
+    function_holder<Fn> f;
+    arg_holders<Args...> a;
+    async_call(const rpc_incoming& in, std::uint32_t n_ids)
+        : body(in.body, in.body + in.bytes),
+          reader(body.data() + sizeof(rpc_wire) + sizeof(std::uint64_t) * n_ids),
+          ids(reinterpret_cast<const std::uint64_t*>(body.data() + sizeof(rpc_wire))),
+          f(reader),
+          a(reader, ids) {}
+  };
+  static void run_async(const rpc_incoming& in, const rpc_wire* wire, const std::uint64_t*) {
+    auto* call = new async_call(in, wire->dist_ids);
+    result fut = call->a.apply(
+        [&](auto&&... v) -> result { return std::invoke(*call->f.fn, std::forward<decltype(v)>(v)...); });
+    std::uint64_t reply_to = wire->reply_to;
+    intrank_t source = in.source;
+    fut.then([call, reply_to, source](const auto&... values) {
+      if (reply_to) send_reply(source, reply_to, values...);
+      delete call;
+    });
+  }
+};
+
+// ---- initiator side ----
+template <typename Cxs, typename Vals>
+struct rpc_reply_state;
+
+template <typename Cxs, typename... V>
+struct rpc_reply_state<Cxs, std::tuple<V...>> final : reply_base {
+  cx_async_state<Cxs, std::tuple<>, std::tuple<V...>> cx;
+  rpc_reply_state(Cxs&& c, intrank_t target) : cx(std::move(c), target) {
+    deliver = &rpc_reply_state::deliver_reply;
+    owner = cx.initiator;
+  }
+  static void deliver_reply(reply_base* base, const std::byte* bytes, std::size_t) {
+    auto* self = static_cast<rpc_reply_state*>(base);
+    serial_reader r(bytes);
+    std::tuple<V...> vals{deserialize_from<V>(r)...};
+    self->cx.template notify<cx_event::operation>(vals);
+    delete self;
+  }
+};
+
+template <typename Cx>
+inline constexpr bool only_source_events = false;
+template <typename... Cx>
+inline constexpr bool only_source_events<completions<Cx...>> = ((Cx::event == cx_event::source) && ...);
+template <typename Cx>
+inline constexpr bool only_buffering = false;
+template <bool... B>
+inline constexpr bool only_buffering<completions<buffered_cx<B>...>> = true;
+
+template <typename Cxs, typename Fn, typename... Args>
+auto rpc_ff_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+  using C = std::remove_cvref_t<Cxs>;
+  static_assert(only_source_events<C>, "rpc_ff provides only source completion (spec 9.2)");
+  check_rank("upcxx::rpc_ff", target, g_state.rank_n, std::source_location::current());
+  using F = std::decay_t<Fn>;
+  if constexpr (only_buffering<C>) {
+    send_call<F>(target, 0, fn, args...);
+  } else {
+    cx_async_state<C, std::tuple<>, std::tuple<>> state(C(std::forward<Cxs>(cxs)), target);
+    if constexpr (std::is_void_v<decltype(state.prepare())>) {
+      state.prepare();
+      send_call<F>(target, 0, fn, args...);
+      state.template notify<cx_event::source>(std::tuple<>{});  // serialized: the sources are free
+    } else {
+      auto result = state.prepare();
+      send_call<F>(target, 0, fn, args...);
+      state.template notify<cx_event::source>(std::tuple<>{});
+      return result;
+    }
+  }
+}
+
+template <typename Cxs, typename Fn, typename... Args>
+auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+  using C = std::remove_cvref_t<Cxs>;
+  using F = std::decay_t<Fn>;
+  using R = rpc_result_t<typename function_holder<F>::stored, std::remove_cvref_t<Args>...>;
+  using vals = typename rpc_values<R>::type;
+  check_rank("upcxx::rpc", target, g_state.rank_n, std::source_location::current());
+  // One state carries source and operation notifications; the source ones are delivered
+  // right after serialization, the operation ones when the reply arrives.
+  auto* state = new rpc_reply_state<C, vals>(C(std::forward<Cxs>(cxs)), target);
+  auto& cx = state->cx;  // the reply may delete `state`; cx stays usable until then
+  auto send = [&] {
+    send_call<F>(target, reinterpret_cast<std::uint64_t>(static_cast<reply_base*>(state)), fn, args...);
+    // The reply arrives in a later progress (never inside this call): notifying the
+    // source event now is safe.
+    cx.template notify<cx_event::source>(std::tuple<>{});
+  };
+  if constexpr (std::is_void_v<decltype(cx.prepare())>) {
+    cx.prepare();
+    send();
+  } else {
+    auto prepared = cx.prepare();
+    send();
+    return prepared;
+  }
+}
+
+template <typename Fn, typename... Args>
+void send_remote_cx(const rpc_cx<Fn, Args...>& item, intrank_t target) {
+  std::apply([&](const Args&... a) { send_call<Fn>(target, 0, item.fn, a...); }, item.args);
+}
+
+}  // namespace detail
+
+// ---- rpc_ff ----
+template <typename Fn, typename... Args>
+  requires(!completion_object<Fn>)
+void rpc_ff(intrank_t recipient, Fn&& fn, Args&&... args) {
+  detail::rpc_ff_impl(recipient, source_cx::as_buffered(), std::forward<Fn>(fn), std::forward<Args>(args)...);
+}
+template <completion_object Cx, typename Fn, typename... Args>
+auto rpc_ff(intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_ff_impl(recipient, std::forward<Cx>(completions), std::forward<Fn>(fn),
+                             std::forward<Args>(args)...);
+}
+template <typename Fn, typename... Args>
+  requires(!completion_object<Fn>)
+void rpc_ff(const team& tm, intrank_t recipient, Fn&& fn, Args&&... args) {
+  detail::rpc_ff_impl(tm[recipient], source_cx::as_buffered(), std::forward<Fn>(fn), std::forward<Args>(args)...);
+}
+template <completion_object Cx, typename Fn, typename... Args>
+auto rpc_ff(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_ff_impl(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
+                             std::forward<Args>(args)...);
+}
+
+// ---- rpc ----
+template <typename Fn, typename... Args>
+  requires(!completion_object<Fn>)
+auto rpc(intrank_t recipient, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl(recipient, source_cx::as_buffered() | operation_cx::as_future(), std::forward<Fn>(fn),
+                          std::forward<Args>(args)...);
+}
+template <completion_object Cx, typename Fn, typename... Args>
+auto rpc(intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl(recipient, std::forward<Cx>(completions), std::forward<Fn>(fn), std::forward<Args>(args)...);
+}
+template <typename Fn, typename... Args>
+  requires(!completion_object<Fn>)
+auto rpc(const team& tm, intrank_t recipient, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl(tm[recipient], source_cx::as_buffered() | operation_cx::as_future(),
+                          std::forward<Fn>(fn), std::forward<Args>(args)...);
+}
+template <completion_object Cx, typename Fn, typename... Args>
+auto rpc(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
+                          std::forward<Args>(args)...);
+}
+
+}  // namespace upcxx

@@ -1,0 +1,70 @@
+// Function shipping: every rank runs the same executable, but address-space layout
+// randomisation loads it (and each shared library) at a different address in every
+// process. A function address is therefore sent as (loaded object index, offset from that
+// object's base); the objects are enumerated with dl_iterate_phdr in load order, which is
+// the same in every rank of a job (same program, same libraries).
+#include <link.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "upcxx/rpc_fwd.hpp"
+#include "util/log.hpp"
+
+namespace upcxx::detail {
+namespace {
+
+struct loaded_object {
+  std::uintptr_t base;   // dlpi_addr: load bias
+  std::uintptr_t begin;  // lowest address of its PT_LOAD segments
+  std::uintptr_t end;
+};
+
+struct fn_table {
+  std::vector<loaded_object> objects;  // in dl_iterate_phdr order
+  fn_table() {
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* self) {
+          loaded_object o{info->dlpi_addr, UINTPTR_MAX, 0};
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const auto& ph = info->dlpi_phdr[i];
+            if (ph.p_type != PT_LOAD) continue;
+            std::uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+            o.begin = std::min(o.begin, lo);
+            o.end = std::max(o.end, lo + ph.p_memsz);
+          }
+          static_cast<fn_table*>(self)->objects.push_back(o);
+          return 0;
+        },
+        this);
+  }
+};
+
+const fn_table& table() {
+  static const fn_table t;  // thread-safe initialisation
+  return t;
+}
+
+}  // namespace
+
+fn_token encode_function(const void* fn) {
+  auto addr = reinterpret_cast<std::uintptr_t>(fn);
+  const auto& objs = table().objects;
+  for (std::size_t i = 0; i < objs.size(); ++i)
+    if (addr >= objs[i].begin && addr < objs[i].end)
+      return fn_token{static_cast<std::uint32_t>(i), 0, addr - objs[i].base};
+  gannet::util::fatal("cannot ship function %p to another rank: it is not in any loaded object "
+                      "(a function in a JIT buffer or a dlopen'ed plugin?)", fn);
+}
+
+const void* decode_function(fn_token t) {
+  const auto& objs = table().objects;
+  if (t.object >= objs.size())
+    gannet::util::fatal("received a function from an object (#%u) this process did not load: do all ranks run "
+                        "the same program?", t.object);
+  return reinterpret_cast<const void*>(objs[t.object].base + t.offset);
+}
+
+}  // namespace upcxx::detail

@@ -1,0 +1,184 @@
+// Remote procedure calls between ranks through gannet-run (2 and 4 ranks): function
+// shipping (lambdas, function pointers, functors), serialized arguments, results and
+// unwrapped futures, completions, dist_object (including calls that arrive before the
+// target constructs it), remote_cx::as_rpc, large (rendezvous) bodies, never-synchronous
+// delivery to self.
+#include <unistd.h>
+
+#include <array>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gannet/exchange.hpp>
+#include <upcxx/upcxx.hpp>
+
+#include "check.hpp"
+
+namespace {
+
+int g_hits = 0;
+long g_sum = 0;
+
+int times_three(int x) { return 3 * x; }
+void bump(int by) { g_hits += by; }
+
+struct point {
+  int x = 0, y = 0;
+  std::string label;
+  UPCXX_SERIALIZED_FIELDS(x, y, label)
+};
+
+struct adder {
+  int base;
+  int operator()(int v) const { return base + v; }
+};
+
+}  // namespace
+
+int main() {
+  upcxx::init();
+  const int me = upcxx::rank_me(), n = upcxx::rank_n();
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+
+  // ---- results, unwrapping, function pointers, functors ----
+  SPMD_CHECK(upcxx::rpc(right, [](int a, int b) { return a * b; }, 6, 7).wait() == 42);
+  SPMD_CHECK(upcxx::rpc(right, times_three, 5).wait() == 15);
+  SPMD_CHECK(upcxx::rpc(right, &times_three, 4).wait() == 12);
+  SPMD_CHECK(upcxx::rpc(right, adder{100}, 5).wait() == 105);
+  SPMD_CHECK(upcxx::rpc(right, [] { return upcxx::rank_me(); }).wait() == right);
+  upcxx::future<int, std::string> two =
+      upcxx::rpc(right, [](int v) { return upcxx::make_future(v, std::string("two")); }, 9);
+  SPMD_CHECK(two.wait<0>() == 9 && two.wait<1>() == "two");
+  upcxx::rpc(right, [] {}).wait();
+  const int base = 1000 * me;
+  SPMD_CHECK(upcxx::rpc(right, [base](int v) { return base + v; }, 1).wait() == 1000 * me + 1)
+      ;  // a lambda's captures travel by value
+
+  // ---- serialized arguments and results ----
+  std::vector<int> vec(1000);
+  std::iota(vec.begin(), vec.end(), me);
+  std::map<std::string, std::vector<int>> m{{"a", {1, 2}}, {"b", {3}}};
+  auto echoed = upcxx::rpc(
+                    right,
+                    [](const std::vector<int>& v, const std::map<std::string, std::vector<int>>& mm,
+                       const std::optional<std::string>& o, const point& p) {
+                      return std::to_string(std::accumulate(v.begin(), v.end(), 0L)) + "|" +
+                             std::to_string(mm.at("a")[1]) + "|" + o.value_or("none") + "|" + p.label +
+                             std::to_string(p.x + p.y);
+                    },
+                    vec, m, std::optional<std::string>("opt"), point{2, 3, "pt"})
+                    .wait();
+  long expect_sum = 0;
+  for (int i = 0; i < 1000; ++i) expect_sum += me + i;
+  SPMD_CHECK(echoed == std::to_string(expect_sum) + "|2|opt|pt5");
+
+  // views: read in place at the target
+  std::vector<double> dv(100, 0.5);
+  SPMD_CHECK(upcxx::rpc(right,
+                        [](upcxx::view<double> v) {
+                          double s = 0;
+                          for (double d : v) s += d;
+                          return s;
+                        },
+                        upcxx::make_view(dv.begin(), dv.end()))
+                 .wait() == 50.0);
+
+  // global pointers travel as they are: the target reads our memory through them.
+  auto mine = upcxx::new_<long>(77 + me);
+  SPMD_CHECK(upcxx::rpc(right, [](upcxx::global_ptr<long> g) { return *g.local(); }, mine).wait() == 77 + me);
+
+  // ---- rpc_ff and never-synchronous delivery, also to self ----
+  g_hits = 0;
+  upcxx::rpc_ff(me, bump, 1);
+  SPMD_CHECK(g_hits == 0);  // not run inside rpc_ff
+  while (g_hits == 0) upcxx::progress();
+  upcxx::barrier();
+  g_hits = 0;
+  upcxx::barrier();
+  for (int r = 0; r < n; ++r) upcxx::rpc_ff(r, [](int by) { g_hits += by; }, 1);
+  while (g_hits < n) upcxx::progress();
+  upcxx::barrier();
+  SPMD_CHECK(g_hits == n);
+
+  // ---- completions ----
+  upcxx::promise<int> pr;
+  upcxx::rpc(right, upcxx::operation_cx::as_promise(pr), [] { return 5; });
+  SPMD_CHECK(pr.finalize().wait() == 5);
+  int lpc_value = 0;
+  upcxx::rpc(right, upcxx::operation_cx::as_lpc(upcxx::current_persona(), [&](int v) { lpc_value = v; }),
+             [] { return 11; });
+  upcxx::future<> src = upcxx::rpc_ff(right, upcxx::source_cx::as_future(), [] {});
+  src.wait();
+  while (lpc_value != 11) upcxx::progress();
+  auto [src_done, op_done] = upcxx::rpc(right, upcxx::source_cx::as_future() | upcxx::operation_cx::as_future(),
+                                        [](int v) { return v + 1; }, 1);
+  SPMD_CHECK(op_done.wait() == 2);
+  src_done.wait();
+  SPMD_CHECK(upcxx::rpc(upcxx::world(), right, [](upcxx::team& t) { return t.rank_n(); }, upcxx::world()).wait() == n);
+
+  // ---- dist_object ----
+  upcxx::dist_object<int> d(10 * me);
+  SPMD_CHECK(*d == 10 * me);
+  SPMD_CHECK(d.fetch(right).wait() == 10 * right);
+  SPMD_CHECK(upcxx::rpc(left, [](upcxx::dist_object<int>& o, int add) { return *o + add; }, d, 3).wait() ==
+             10 * left + 3);
+  upcxx::barrier();
+
+  // A call that names a dist_object before its target constructed it waits (spec 14.3):
+  // rank 0 calls right away; the others construct theirs only after sleeping.
+  g_sum = 0;
+  if (me != 0) ::usleep(200 * 1000);
+  upcxx::dist_object<std::string> late("late-" + std::to_string(me));
+  upcxx::future<std::string> got =
+      upcxx::rpc(right, [](upcxx::dist_object<std::string>& o) { return *o; }, late);
+  SPMD_CHECK(got.wait() == "late-" + std::to_string(right));
+  auto here = late.id().when_here();
+  SPMD_CHECK(here.ready() && &here.result() == &late);
+  upcxx::barrier();
+
+  // ---- remote_cx::as_rpc after an rput: the data is there when the call runs ----
+  auto slots = upcxx::new_array<int>(n);
+  auto all_slots = gannet::all_gather(slots);
+  g_hits = 0;
+  upcxx::barrier();
+  upcxx::rput(me + 1, all_slots[right] + me,
+              upcxx::remote_cx::as_rpc(
+                  [](upcxx::global_ptr<int> at, int expect) {
+                    if (*at.local() != expect) std::abort();
+                    g_hits += 1;
+                  },
+                  all_slots[right] + me, me + 1) |
+                  upcxx::operation_cx::as_future())
+      .wait();
+  while (g_hits < 1) upcxx::progress();
+  upcxx::barrier();
+
+  // ---- a large body (rendezvous through the sender's shared heap) ----
+  std::vector<std::uint64_t> big(1 << 19);  // 4 MiB
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = i * 7 + me;
+  std::uint64_t expect_big = 0;
+  for (auto v : big) expect_big += v;
+  std::size_t used_before = upcxx::shared_segment_used();
+  auto big_sum = upcxx::rpc(right,
+                            [](const std::vector<std::uint64_t>& v) {
+                              std::uint64_t s = 0;
+                              for (auto x : v) s += x;
+                              return std::make_pair(s, v.size());
+                            },
+                            big)
+                     .wait();
+  SPMD_CHECK(big_sum.first == expect_big && big_sum.second == big.size());
+  upcxx::barrier();
+  for (int i = 0; i < 100 && upcxx::shared_segment_used() != used_before; ++i) upcxx::progress();
+  SPMD_CHECK(upcxx::shared_segment_used() == used_before);  // the rendezvous buffer was freed
+
+  upcxx::barrier();
+  upcxx::delete_array(slots);
+  upcxx::delete_(mine);
+  upcxx::say() << "spmd_rpc OK";
+  upcxx::finalize();
+  return 0;
+}
