@@ -122,3 +122,29 @@ template <typename T>
 struct std::hash<upcxx::dist_id<T>> {
   std::size_t operator()(const upcxx::dist_id<T>& d) const noexcept { return std::hash<std::uint64_t>{}(d.raw()); }
 };
+
+// upcxx_memberof_general(gp, MEMBER) (spec §3.2 ¶109): a future of a global pointer to a
+// member of any (even non-standard-layout) object. Computed here when the object is
+// load/store addressable (a ready future, no communication); otherwise by an RPC to the
+// owner, which takes the member's address in its own process.
+#define upcxx_memberof_general(gp, MEMBER)                                                         \
+  ([&](auto upcxx_mg_gp_) {                                                                        \
+    using upcxx_mg_t_ = ::upcxx::detail::gptr_elem_t<decltype(upcxx_mg_gp_)>;                      \
+    using upcxx_mg_m_ = ::std::remove_all_extents_t<::std::remove_pointer_t<decltype(              \
+        ::std::addressof(::std::declval<upcxx_mg_t_*>()->MEMBER))>>;                               \
+    using upcxx_mg_r_ = ::upcxx::global_ptr<upcxx_mg_m_, decltype(upcxx_mg_gp_)::kind>;            \
+    if (upcxx_mg_gp_.is_local()) {                                                                 \
+      auto* upcxx_mg_p_ = upcxx_mg_gp_.local();                                                    \
+      auto* upcxx_mg_q_ = reinterpret_cast<upcxx_mg_m_*>(::std::addressof(upcxx_mg_p_->MEMBER));  \
+      auto upcxx_mg_off_ = reinterpret_cast<const char*>(upcxx_mg_q_) -                            \
+                           reinterpret_cast<const char*>(upcxx_mg_p_);                             \
+      return ::upcxx::make_future(::upcxx::detail::gptr_member<upcxx_mg_m_>(                       \
+          upcxx_mg_gp_, static_cast<::std::size_t>(upcxx_mg_off_)));                               \
+    }                                                                                              \
+    return ::upcxx::rpc(upcxx_mg_gp_.where(), [](decltype(upcxx_mg_gp_) g) -> upcxx_mg_r_ {       \
+      auto* p = g.local();                                                                         \
+      auto* q = reinterpret_cast<upcxx_mg_m_*>(::std::addressof(p->MEMBER));                        \
+      return ::upcxx::detail::gptr_member<upcxx_mg_m_>(                                            \
+          g, static_cast<::std::size_t>(reinterpret_cast<const char*>(q) - reinterpret_cast<const char*>(p))); \
+    }, upcxx_mg_gp_);                                                                              \
+  }(gp))

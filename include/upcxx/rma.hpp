@@ -33,7 +33,7 @@ concept trivially_serializable = std::is_trivially_copyable_v<T>;
 // ---- the off-node path (src/runtime/rma.cpp) ----
 inline constexpr unsigned ev_source = 1, ev_operation = 2;
 
-struct rma_op {
+struct rma_op : pooled {
   void (*on_events)(rma_op* self, unsigned events) = nullptr;  // from internal progress
   persona* initiator = nullptr;
   unsigned pending = 0;  // events not yet delivered

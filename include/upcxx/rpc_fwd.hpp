@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "upcxx/detail/future_cell.hpp"
 #include "upcxx/detail/state.hpp"
 
 namespace upcxx {
@@ -43,7 +44,7 @@ struct rpc_wire {
 static_assert(sizeof(rpc_wire) == 32);
 
 // Where an rpc's result goes, in the initiator's memory.
-struct reply_base {
+struct reply_base : pooled {
   void (*deliver)(reply_base* self, const std::byte* result, std::size_t bytes);
   persona* owner;  // the persona that initiated the call
 };

@@ -21,6 +21,20 @@
 
 namespace upcxx::detail {
 
+// Small-object pool for the runtime's short-lived objects (future cells, operation and
+// reply states): per-thread free lists in 32-byte classes up to 256 bytes, so a steady
+// stream of asynchronous operations reuses memory instead of calling malloc. A block may
+// be freed by another thread than the one that allocated it; it then joins that thread's
+// list. Larger objects go to ::operator new.
+void* pool_allocate(std::size_t bytes);
+void pool_free(void* p, std::size_t bytes) noexcept;
+
+// Base for classes allocated from the pool.
+struct pooled {
+  static void* operator new(std::size_t bytes) { return pool_allocate(bytes); }
+  static void operator delete(void* p, std::size_t bytes) noexcept { pool_free(p, bytes); }
+};
+
 struct cell_base;
 
 // Something waiting for a cell to become ready. Intrusive: the waiter embeds it.
@@ -29,7 +43,7 @@ struct listener {
   void (*fire)(listener* self) = nullptr;
 };
 
-struct cell_base {
+struct cell_base : pooled {
   std::int32_t refs = 1;
   std::intptr_t deps = 1;  // ready when it reaches 0
   listener* waiters = nullptr;
