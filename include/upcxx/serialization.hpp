@@ -27,10 +27,12 @@
 // memcpy), and nothing here allocates unless a container does or the writer's initial
 // buffer overflows. No virtual calls.
 //
-// Progress and threads. Every function here has progress level none and makes no UPC++
-// calls. Writers and readers are used by one thread at a time; the traits are compile-time.
-// A view<T> received by an RPC is valid while the RPC runs, or until the future it returns
-// is ready (spec 6.7 ¶8); it is not valid as an RPC's return type.
+// Completion, progress and threads. Every call here is local (never collective), completes
+// before it returns, has progress level none and makes no UPC++ calls; user serialization
+// code must not make any either (spec 6.2.4). A writer or reader is used by one thread at a
+// time; separate ones need no synchronization. A view<T> received by an RPC is valid while
+// the RPC runs, or until the future it returns is ready (spec 6.7 ¶8); an RPC may not
+// return a view.
 #pragma once
 
 #include "upcxx/detail/serialization_impl.hpp"
@@ -53,8 +55,8 @@ template <typename T1, typename T2>
 struct is_trivially_serializable<std::pair<T1, T2>>
     : std::bool_constant<is_trivially_serializable<T1>::value && is_trivially_serializable<T2>::value> {};
 template <typename... T>
-struct is_trivially_serializable<std::tuple<T...>>
-    : std::bool_constant<(is_trivially_serializable<T>::value && ...)> {};
+struct is_trivially_serializable<std::tuple<T...>> : std::bool_constant<(is_trivially_serializable<T>::value && ...)> {
+};
 template <typename T, std::size_t N>
 struct is_trivially_serializable<std::array<T, N>> : std::bool_constant<is_trivially_serializable<T>::value> {};
 template <typename T>
@@ -235,25 +237,25 @@ class view<T, T*> {
 // A view over [begin, end); size must equal std::distance(begin, end) and saves computing it.
 template <typename IterType>
   requires detail::serializable_type<typename std::iterator_traits<IterType>::value_type>
-view<typename std::iterator_traits<IterType>::value_type, IterType>
-make_view(IterType begin, IterType end, typename std::iterator_traits<IterType>::difference_type size) {
+    view<typename std::iterator_traits<IterType>::value_type, IterType> make_view(
+        IterType begin, IterType end, typename std::iterator_traits<IterType>::difference_type size) {
   using T = typename std::iterator_traits<IterType>::value_type;
   return detail::view_access::make<T, IterType>(begin, end, static_cast<std::size_t>(size));
 }
 template <typename IterType>
   requires detail::serializable_type<typename std::iterator_traits<IterType>::value_type>
-view<typename std::iterator_traits<IterType>::value_type, IterType>
-make_view(IterType begin, IterType end) {
+    view<typename std::iterator_traits<IterType>::value_type, IterType> make_view(IterType begin, IterType end) {
   return make_view(begin, end, std::distance(begin, end));
 }
 // A view over container.cbegin() .. container.cend().
 template <typename Container>
   requires detail::serializable_type<typename Container::value_type>
-view<typename Container::value_type, typename Container::const_iterator>
-make_view(const Container& container) {
+    view<typename Container::value_type, typename Container::const_iterator> make_view(const Container& container) {
   std::size_t n;
-  if constexpr (requires { container.size(); }) n = container.size();
-  else n = static_cast<std::size_t>(std::distance(container.cbegin(), container.cend()));
+  if constexpr (requires { container.size(); })
+    n = container.size();
+  else
+    n = static_cast<std::size_t>(std::distance(container.cbegin(), container.cend()));
   return detail::view_access::make<typename Container::value_type, typename Container::const_iterator>(
       container.cbegin(), container.cend(), n);
 }
@@ -268,25 +270,24 @@ make_view(const Container& container) {
 
 // Serializes the listed non-static data members (and UPCXX_SERIALIZED_BASE(B) subobjects).
 // Deserialization value-initializes a T and overwrites each listed member.
-#define UPCXX_SERIALIZED_FIELDS(...)                                        \
-  using upcxx_serialization = ::upcxx::detail::serialized_fields_tag;       \
-  friend struct ::upcxx::detail::serialization_access;                      \
-  auto upcxx_serialized_fields_() const {                                   \
-    return ::upcxx::detail::serialized_members(__VA_ARGS__);                \
-  }                                                                         \
+#define UPCXX_SERIALIZED_FIELDS(...)                                                                 \
+  using upcxx_serialization = ::upcxx::detail::serialized_fields_tag;                                \
+  friend struct ::upcxx::detail::serialization_access;                                               \
+  auto upcxx_serialized_fields_() const { return ::upcxx::detail::serialized_members(__VA_ARGS__); } \
   auto upcxx_serialized_fields_() { return ::upcxx::detail::serialized_members(__VA_ARGS__); }
 
 // Serializes the values of the listed expressions (evaluated in a const member function);
 // deserialization calls the constructor T(values...) with them as rvalues.
-#define UPCXX_SERIALIZED_VALUES(...)                                        \
-  using upcxx_serialization = ::upcxx::detail::serialized_values_tag;       \
-  friend struct ::upcxx::detail::serialization_access;                      \
+#define UPCXX_SERIALIZED_VALUES(...)                                  \
+  using upcxx_serialization = ::upcxx::detail::serialized_values_tag; \
+  friend struct ::upcxx::detail::serialization_access;                \
   auto upcxx_serialized_values_() const { return ::upcxx::detail::serialized_members(__VA_ARGS__); }
 
 // Makes this class (and classes derived from it) not Serializable, even if a base is.
 #define UPCXX_SERIALIZED_DELETE() using upcxx_serialization = ::upcxx::detail::serialized_delete_tag;
 
 // Inside UPCXX_SERIALIZED_FIELDS or _VALUES: the base subobject of type `base`.
-#define UPCXX_SERIALIZED_BASE(...)                                                              \
-  ::upcxx::detail::serialized_base<::upcxx::detail::serialized_base_t<decltype(*this), __VA_ARGS__>>{ \
-      static_cast<::upcxx::detail::serialized_base_t<decltype(*this), __VA_ARGS__>&>(*this)}
+#define UPCXX_SERIALIZED_BASE(...)                                                                     \
+  ::upcxx::detail::serialized_base<::upcxx::detail::serialized_base_t<decltype(*this), __VA_ARGS__>> { \
+    static_cast<::upcxx::detail::serialized_base_t<decltype(*this), __VA_ARGS__>&>(*this)              \
+  }

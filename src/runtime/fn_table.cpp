@@ -49,6 +49,8 @@ const fn_table& table() {
 
 }  // namespace
 
+void prepare_function_table();
+
 fn_token encode_function(const void* fn) {
   auto addr = reinterpret_cast<std::uintptr_t>(fn);
   const auto& objs = table().objects;
@@ -59,7 +61,22 @@ fn_token encode_function(const void* fn) {
                       "(a function in a JIT buffer or a dlopen'ed plugin?)", fn);
 }
 
+// Load bases in a plain array for the receiving hot path (decode runs once per RPC).
+const std::uintptr_t* g_bases = nullptr;
+std::size_t g_base_count = 0;
+
+void prepare_function_table() {
+  const auto& objs = table().objects;
+  static std::vector<std::uintptr_t> bases;
+  bases.clear();
+  for (const auto& o : objs) bases.push_back(o.base);
+  g_bases = bases.data();
+  g_base_count = bases.size();
+}
+
 const void* decode_function(fn_token t) {
+  if (t.object < g_base_count) [[likely]]
+    return reinterpret_cast<const void*>(g_bases[t.object] + t.offset);
   const auto& objs = table().objects;
   if (t.object >= objs.size())
     gannet::util::fatal("received a function from an object (#%u) this process did not load: do all ranks run "

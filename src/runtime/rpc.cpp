@@ -98,6 +98,12 @@ void run_call(const std::byte* body, std::size_t bytes, upcxx::intrank_t source,
 }
 
 void deliver(kind what, const std::byte* body, std::size_t bytes, upcxx::intrank_t source) {
+  if (what == kind::reply) {
+    // A reply only queues notifications on its initiating persona (which may belong to
+    // another thread), so it is handled at once, at any progress level.
+    run_reply(body, bytes);
+    return;
+  }
   if (!t_direct) {
     st().backlog.push_back(owned_message{what, source, copy_of(body, bytes)});
     return;
@@ -115,9 +121,10 @@ void on_large(const tr::am_message& m, kind what) {
   std::memcpy(&ref, m.payload.data(), sizeof ref);
   auto* body = static_cast<const std::byte*>(the_transport().local_address(m.source, ref.owner_addr));
   if (!body) util::fatal("large RPC bodies from ranks on other machines are not supported by this transport yet");
-  if (t_direct) {
-    if (what == kind::call) run_call(body, ref.bytes, m.source, nullptr);
-    else run_reply(body, ref.bytes);
+  if (what == kind::reply) {
+    run_reply(body, ref.bytes);
+  } else if (t_direct) {
+    run_call(body, ref.bytes, m.source, nullptr);
   } else {
     st().backlog.push_back(owned_message{what, m.source, copy_of(body, ref.bytes)});
   }
@@ -151,7 +158,14 @@ void send(upcxx::intrank_t target, const std::byte* body, std::size_t bytes, tr:
 
 }  // namespace
 
+}  // namespace gannet::runtime
+namespace upcxx::detail {
+void prepare_function_table();  // fn_table.cpp
+}
+namespace gannet::runtime {
+
 void rpc_attach(transport::transport& tp) {
+  upcxx::detail::prepare_function_table();
   if (!tp.caps().active_messages) util::fatal("the %s transport has no active messages", tp.name());
   tp.am_register(am_rpc, on_rpc);
   tp.am_register(am_reply, on_reply);

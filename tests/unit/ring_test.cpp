@@ -57,6 +57,7 @@ TEST(Ring, ManyProducersVariableSizes) {
   std::vector<std::thread> threads;
   for (int t = 0; t < producers; ++t) {
     threads.emplace_back([&, t] {
+      smp::ring q(mem.p);  // each producer thread has its own handle
       std::mt19937 rng(t);
       std::vector<unsigned char> buf(6000);
       for (int i = 0; i < per_producer; ++i) {

@@ -21,10 +21,9 @@
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
+#include <upcxx/serialization.hpp>
 #include <utility>
 #include <vector>
-
-#include <upcxx/serialization.hpp>
 
 // Counts allocations, to check that serialization into a large enough buffer allocates
 // nothing and that a received view copies nothing.
@@ -245,6 +244,36 @@ struct NotSerializable {
   virtual ~NotSerializable() = default;
 };
 
+template <typename T>
+struct Tagged {
+  T value{};
+  std::string tag;
+  UPCXX_SERIALIZED_FIELDS(value, tag)
+};
+
+// Custom serialization through read_into and read_sequence_into.
+struct Samples {
+  std::vector<float> data;
+  std::string name;
+  struct upcxx_serialization {
+    template <typename Writer>
+    static void serialize(Writer& writer, const Samples& s) {
+      writer.write(s.data.size());
+      writer.write_sequence(s.data.begin(), s.data.end());
+      writer.write(s.name);
+    }
+    template <typename Reader>
+    static Samples* deserialize(Reader& reader, void* storage) {
+      Samples* s = ::new (storage) Samples;
+      s->data.resize(reader.template read<std::size_t>());
+      reader.template read_sequence_into<float>(s->data.data(), s->data.size());
+      s->name.~basic_string();
+      reader.template read_into<std::string>(&s->name);
+      return s;
+    }
+  };
+};
+
 }  // namespace
 
 template <>
@@ -270,7 +299,9 @@ struct upcxx::is_trivially_serializable<Handle> : std::true_type {};
 namespace {
 
 template <typename T>
-concept can_write = requires(serial_writer& w, const T& v) { w.write(v); };
+concept can_write = requires(serial_writer& w, const T& v) {
+  w.write(v);
+};
 
 // ---- traits ----
 
@@ -332,7 +363,9 @@ TEST(SerializationTraits, Serializable) {
 }
 
 template <typename T>
-concept has_deserialized_type = requires { typename upcxx::serialization_traits<T>::deserialized_type; };
+concept has_deserialized_type = requires {
+  typename upcxx::serialization_traits<T>::deserialized_type;
+};
 
 TEST(SerializationTraits, DeserializedType) {
   using std::is_same_v;
@@ -341,10 +374,10 @@ TEST(SerializationTraits, DeserializedType) {
   static_assert(is_same_v<deserialized_type_t<const std::string&>, std::string>);
   static_assert(is_same_v<deserialized_type_t<const std::string>, const std::string>);
   static_assert(is_same_v<deserialized_type_t<std::string&&>, std::string>);
-  static_assert(is_same_v<deserialized_type_t<std::pair<const int, const std::string>>,
-                          std::pair<const int, const std::string>>);
+  static_assert(
+      is_same_v<deserialized_type_t<std::pair<const int, const std::string>>, std::pair<const int, const std::string>>);
   static_assert(is_same_v<deserialized_type_t<Derived1>, Derived1>);
-  static_assert(is_same_v<deserialized_type_t<Inherits1>, Inherits1>);    // FIELDS inherited: itself
+  static_assert(is_same_v<deserialized_type_t<Inherits1>, Inherits1>);   // FIELDS inherited: itself
   static_assert(is_same_v<deserialized_type_t<DerivedUser>, UserType>);  // nested class inherited: base
   static_assert(is_same_v<deserialized_type_t<std::vector<DerivedUser>>, std::vector<UserType>>);
   static_assert(is_same_v<deserialized_type_t<std::map<int, DerivedUser>>, std::map<int, UserType>>);
@@ -393,6 +426,12 @@ TEST(SerializationStd, Scalars) {
   Wide w{{1, 2, 3, 4}};  // aligned to 32: read by copy
   Wide back = round_trip(w);
   EXPECT_EQ(std::memcmp(&back, &w, sizeof w), 0);
+  std::vector<Wide> wides(3, w);
+  wides[2].v[3] = 8;
+  std::vector<Wide> wb = round_trip(wides);
+  ASSERT_EQ(wb.size(), 3u);
+  EXPECT_EQ(wb[2].v[3], 8);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(wb.data()) % alignof(Wide), 0u);
 }
 
 TEST(SerializationStd, Strings) {
@@ -575,6 +614,33 @@ TEST(SerializationClass, Values) {
   EXPECT_EQ(lb.label, "tag!");
 }
 
+TEST(SerializationClass, LocalClassesAndTemplates) {
+  struct Local {
+    int a = 0;
+    std::vector<std::string> b;
+    UPCXX_SERIALIZED_FIELDS(a, b)
+  };
+  Local back = round_trip(Local{3, {"x", "y"}});
+  EXPECT_EQ(back.a, 3);
+  EXPECT_EQ(back.b, (std::vector<std::string>{"x", "y"}));
+  struct Ratio {
+    long num, den;
+    Ratio(long n, long d) : num(n), den(d) {}
+    UPCXX_SERIALIZED_VALUES(num, den)
+  };
+  Ratio r = round_trip(Ratio(22, 7));
+  EXPECT_EQ(r.num, 22);
+  EXPECT_EQ(r.den, 7);
+  Tagged<std::map<int, std::string>> t{{{1, "one"}}, "map"};
+  auto tb = round_trip(t);
+  EXPECT_EQ(tb.value, t.value);
+  EXPECT_EQ(tb.tag, "map");
+  Samples sm{{1.5f, 2.5f, 3.5f}, "samples"};
+  Samples sb = round_trip(sm);
+  EXPECT_EQ(sb.data, sm.data);
+  EXPECT_EQ(sb.name, "samples");
+}
+
 TEST(SerializationClass, NestedCustom) {
   UserType u{1, "not sent", {2, 3}};
   UserType back = round_trip(u);
@@ -613,6 +679,7 @@ TEST(SerializationClass, TriviallySerializableSpecialization) {
   EXPECT_EQ(p->slot, 17);
   EXPECT_EQ(Handle::copies, 0);  // read as bytes: no constructor runs
   EXPECT_EQ(round_trip(h).slot, 17);
+  EXPECT_EQ(upcxx::serialization_traits<Handle>::deserialized_value(h).slot, 17);
   std::vector<Handle> hs{Handle(1), Handle(2)};
   std::vector<Handle> hb = round_trip(hs);
   ASSERT_EQ(hb.size(), 2u);

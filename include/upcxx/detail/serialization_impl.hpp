@@ -111,7 +111,9 @@ using serialized_base_t = std::conditional_t<std::is_const_v<std::remove_referen
 template <typename X>
 struct is_serialized_base : std::false_type {};
 template <typename B>
-struct is_serialized_base<serialized_base<B>> : std::true_type {};
+struct is_serialized_base<serialized_base<B>> : std::true_type {
+  using base = std::remove_const_t<B>;
+};
 
 template <typename... T>
 struct type_list {};
@@ -153,10 +155,14 @@ struct serialization_access {
 
 // ---- classification ----
 template <typename T>
-concept has_nested_serialization = requires { typename T::upcxx_serialization; };
+concept has_nested_serialization = requires {
+  typename T::upcxx_serialization;
+};
 // The primary upcxx::serialization<T> carries this marker; a user's specialization does not.
 template <typename T>
-concept serialization_specialized = !requires { typename ::upcxx::serialization<T>::upcxx_unspecialized_; };
+concept serialization_specialized = !requires {
+  typename ::upcxx::serialization<T>::upcxx_unspecialized_;
+};
 
 template <typename T>
 struct never_trivial : std::false_type {};
@@ -198,10 +204,14 @@ constexpr serial_kind kind_of() {
     return serial_kind::specialized;
   } else if constexpr (has_nested_serialization<T>) {
     using tag = typename T::upcxx_serialization;
-    if constexpr (std::is_same_v<tag, serialized_fields_tag>) return serial_kind::fields;
-    else if constexpr (std::is_same_v<tag, serialized_values_tag>) return serial_kind::values;
-    else if constexpr (std::is_same_v<tag, serialized_delete_tag>) return serial_kind::deleted;
-    else return serial_kind::nested;
+    if constexpr (std::is_same_v<tag, serialized_fields_tag>)
+      return serial_kind::fields;
+    else if constexpr (std::is_same_v<tag, serialized_values_tag>)
+      return serial_kind::values;
+    else if constexpr (std::is_same_v<tag, serialized_delete_tag>)
+      return serial_kind::deleted;
+    else
+      return serial_kind::nested;
   } else if constexpr (builtin<T>::enabled) {
     return serial_kind::builtin;
   } else {
@@ -214,8 +224,10 @@ template <typename T>
 constexpr bool serializable_impl() {
   if constexpr (std::is_reference_v<T>) {
     using U = std::remove_reference_t<T>;
-    if constexpr (std::is_volatile_v<U>) return false;
-    else return serializable_impl<std::remove_const_t<U>>();
+    if constexpr (std::is_volatile_v<U>)
+      return false;
+    else
+      return serializable_impl<std::remove_const_t<U>>();
   } else if constexpr (std::is_volatile_v<T> || std::is_array_v<T> || std::is_void_v<T> || std::is_function_v<T>) {
     return false;
   } else if constexpr (std::is_const_v<T>) {
@@ -233,8 +245,10 @@ inline constexpr bool serializable_v = serializable_impl<T>();
 template <typename T>
 constexpr bool writable_impl() {
   using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_bounded_array_v<U>) return writable_impl<std::remove_extent_t<U>>();
-  else return serializable_v<T>;
+  if constexpr (std::is_bounded_array_v<U>)
+    return writable_impl<std::remove_extent_t<U>>();
+  else
+    return serializable_v<T>;
 }
 
 // Named so that a misuse reads "the required concept serializable_type<Foo> ..."
@@ -261,12 +275,12 @@ struct deserialized_by_kind<T, serial_kind::values> {
 template <typename T>
 struct deserialized_by_kind<T, serial_kind::specialized> {
   using type = std::remove_pointer_t<decltype(::upcxx::serialization<T>::deserialize(std::declval<serial_reader&>(),
-                                                                                      std::declval<void*>()))>;
+                                                                                     std::declval<void*>()))>;
 };
 template <typename T>
 struct deserialized_by_kind<T, serial_kind::nested> {
   using type = std::remove_pointer_t<decltype(T::upcxx_serialization::deserialize(std::declval<serial_reader&>(),
-                                                                                   std::declval<void*>()))>;
+                                                                                  std::declval<void*>()))>;
 };
 template <typename T>
 struct deserialized_by_kind<T, serial_kind::builtin> {
@@ -280,14 +294,18 @@ constexpr auto deserialized_probe() {
     return deserialized_probe<std::remove_cvref_t<T>>();  // spec 6.4 ¶1: cq T& -> deserialized T
   } else if constexpr (std::is_bounded_array_v<T>) {
     using E = decltype(deserialized_probe<std::remove_extent_t<T>>());
-    if constexpr (std::is_same_v<E, no_deserialized_type>) return no_deserialized_type{};
-    else return std::type_identity<typename E::type[std::extent_v<T>]>{};
+    if constexpr (std::is_same_v<E, no_deserialized_type>)
+      return no_deserialized_type{};
+    else
+      return std::type_identity<typename E::type[std::extent_v<T>]>{};
   } else if constexpr (std::is_volatile_v<T> || std::is_array_v<T> || std::is_void_v<T> || std::is_function_v<T>) {
     return no_deserialized_type{};
   } else if constexpr (std::is_const_v<T>) {
     using E = decltype(deserialized_probe<std::remove_const_t<T>>());
-    if constexpr (std::is_same_v<E, no_deserialized_type>) return no_deserialized_type{};
-    else return std::type_identity<const typename E::type>{};  // spec 6.4 ¶4
+    if constexpr (std::is_same_v<E, no_deserialized_type>)
+      return no_deserialized_type{};
+    else
+      return std::type_identity<const typename E::type>{};  // spec 6.4 ¶4
   } else if constexpr (serializable_v<T>) {
     return std::type_identity<typename deserialized_by_kind<T>::type>{};
   } else {
@@ -302,7 +320,9 @@ using deserialized_t = typename deserialized<T>::type;
 // For naming a container's deserialized type before knowing whether its elements are
 // Serializable: is_serializable<vector<X>> must be false, not an error, when X is not.
 template <typename T>
-concept has_deserialized_type = requires { typename deserialized<T>::type; };
+concept has_deserialized_type = requires {
+  typename deserialized<T>::type;
+};
 template <typename T>
 using deserialized_lazy_t =
     typename std::conditional_t<has_deserialized_type<T>, deserialized<T>, std::type_identity<T>>::type;
@@ -475,9 +495,10 @@ class serial_writer {
 static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= serial_max_align,
               "serial_writer's heap buffers must be 16-byte aligned for the reader");
 
-// Reads a byte stream that starts at a 16-byte aligned address (see the format note). This
-// is the Reader passed to user deserialize functions (spec 6.2.3 ¶8-12, 6.8.2 ¶43-54).
-// There is no end pointer: the types read must be the types written.
+// Reads a byte stream whose first byte is at a 16-byte aligned address (see the format
+// note); a reader may start anywhere in it, e.g. after a header its caller parsed. This is
+// the Reader passed to user deserialize functions (spec 6.2.3 ¶8-12, 6.8.2 ¶43-54). There
+// is no end pointer: the types read must be the types written, in the same order.
 class serial_reader {
  public:
   explicit serial_reader(const void* bytes) noexcept : cur_(static_cast<const std::byte*>(bytes)) {}
@@ -566,8 +587,8 @@ inline bool read_flag(serial_reader& r) {
 // Elements a container can copy-construct straight from the incoming bytes: trivially
 // serializable, copied member-wise exactly as bytes would be, and aligned in the stream.
 template <typename T>
-inline constexpr bool in_place_v =
-    serial_trivial_v<T> && std::is_trivially_copy_constructible_v<T> && alignof(T) <= serial_max_align;
+inline constexpr bool in_place_v = serial_trivial_v<T> && std::is_trivially_copy_constructible_v<T> &&
+                                   alignof(T) <= serial_max_align;
 template <typename T>
 const T* take_in_place(serial_reader& r, std::size_t n) {
   return reinterpret_cast<const T*>(r.take(serial_align<T>, n * sizeof(T)));
@@ -625,7 +646,9 @@ struct serializer<T, serial_kind::trivial> {
                 "upcxx: a type may not both specialize upcxx::serialization<T> and have "
                 "is_trivially_serializable<T> true (spec 6.2 ¶4)");
   static constexpr std::size_t static_size = sizeof(T) + serial_align<T> - 1;
-  static void write(serial_writer& w, const T& v) { std::memcpy(w.place(serial_align<T>, sizeof(T)), addr_of(v), sizeof(T)); }
+  static void write(serial_writer& w, const T& v) {
+    std::memcpy(w.place(serial_align<T>, sizeof(T)), addr_of(v), sizeof(T));
+  }
   static T read(serial_reader& r) { return from_bytes<T>(r.take(serial_align<T>, sizeof(T))); }
   static T* read_into(serial_reader& r, void* storage) {
     std::memcpy(storage, r.take(serial_align<T>, sizeof(T)), sizeof(T));
@@ -637,8 +660,10 @@ struct serializer<T, serial_kind::trivial> {
 // ---- UPCXX_SERIALIZED_FIELDS (spec 6.2.1) ----
 template <typename X>
 void write_member(serial_writer& w, const X& x) {
-  if constexpr (is_serialized_base<X>::value) w.write(x.ref);  // static type: the base
-  else w.write(x);
+  if constexpr (is_serialized_base<X>::value)
+    w.write(x.ref);  // static type: the base
+  else
+    w.write(x);
 }
 
 template <typename A>
@@ -656,7 +681,8 @@ template <typename X>
 void read_field(serial_reader& r, X& field) {
   if constexpr (is_serialized_base<X>::value) {
     using B = std::remove_reference_t<decltype(field.ref)>;
-    static_assert(!std::is_polymorphic_v<B>, "upcxx: UPCXX_SERIALIZED_BASE(B): B must not be polymorphic (spec 6.2.5 ¶10)");
+    static_assert(!std::is_polymorphic_v<B>,
+                  "upcxx: UPCXX_SERIALIZED_BASE(B): B must not be polymorphic (spec 6.2.5 ¶10)");
     // A base subobject may share its tail padding with the derived class's members, so it is
     // assigned (the compiler copies only B's data) rather than rebuilt as a complete B.
     if constexpr (std::is_move_assignable_v<B>) {
@@ -677,14 +703,17 @@ void read_field(serial_reader& r, X& field) {
 
 template <typename X>
 void skip_member(serial_reader& r) {
-  if constexpr (is_serialized_base<X>::value) r.skip<std::remove_const_t<std::remove_reference_t<decltype(std::declval<X&>().ref)>>>();
-  else r.skip<X>();
+  if constexpr (is_serialized_base<X>::value)
+    r.skip<typename is_serialized_base<X>::base>();
+  else
+    r.skip<X>();
 }
 template <typename X>
 constexpr std::size_t member_static_size() {
   if constexpr (is_serialized_base<X>::value)
-    return static_serialized_size<std::remove_const_t<std::remove_reference_t<decltype(std::declval<X&>().ref)>>>();
-  else return static_serialized_size<X>();
+    return static_serialized_size<typename is_serialized_base<X>::base>();
+  else
+    return static_serialized_size<X>();
 }
 template <typename... X>
 constexpr std::size_t members_static_size(type_list<X...>) {
@@ -784,13 +813,16 @@ struct serializer<T, serial_kind::values> {
 // ---- custom serialization: T::upcxx_serialization or serialization<T> (spec 6.2.3) ----
 template <typename T, typename S>
 struct custom_serializer {
-  static_assert(requires(serial_writer& w, const T& v) { S::serialize(w, v); },
-                "upcxx: custom serialization must define a public static member template "
-                "serialize(Writer&, T const&) (spec 6.2.3 ¶13-14)");
-  static_assert(requires(serial_reader& r, void* p) {
-    { S::deserialize(r, p) } -> std::convertible_to<const volatile void*>;
-  }, "upcxx: custom serialization must define a public static member template "
-     "U* deserialize(Reader&, void*) (spec 6.2.3 ¶13-15)");
+  static_assert(
+      requires(serial_writer & w, const T& v) { S::serialize(w, v); },
+      "upcxx: custom serialization must define a public static member template "
+      "serialize(Writer&, T const&) (spec 6.2.3 ¶13-14)");
+  static_assert(
+      requires(serial_reader & r, void* p) {
+        { S::deserialize(r, p) } -> std::convertible_to<const volatile void*>;
+      },
+      "upcxx: custom serialization must define a public static member template "
+      "U* deserialize(Reader&, void*) (spec 6.2.3 ¶13-15)");
   using result = std::remove_pointer_t<decltype(S::deserialize(std::declval<serial_reader&>(), std::declval<void*>()))>;
   static constexpr std::size_t static_size = 0;
 
@@ -866,8 +898,10 @@ struct sequence_builtin {
   static void write(serial_writer& w, const Seq& s) {
     write_param(w, s.get_allocator());
     std::size_t n;
-    if constexpr (requires { s.size(); }) n = s.size();
-    else n = static_cast<std::size_t>(std::distance(s.begin(), s.end()));
+    if constexpr (requires { s.size(); })
+      n = s.size();
+    else
+      n = static_cast<std::size_t>(std::distance(s.begin(), s.end()));
     write_size(w, n);
     w.write_sequence(s.begin(), s.end(), n);
   }
@@ -896,20 +930,24 @@ struct sequence_builtin {
 };
 template <typename T, typename A>
 struct builtin<std::vector<T, A>>
-    : sequence_builtin<std::vector<T, A>, T, A,
-                       std::vector<deserialized_lazy_t<T>, rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<T>>>> {};
+    : sequence_builtin<
+          std::vector<T, A>, T, A,
+          std::vector<deserialized_lazy_t<T>, rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<T>>>> {};
 template <typename T, typename A>
 struct builtin<std::deque<T, A>>
-    : sequence_builtin<std::deque<T, A>, T, A,
-                       std::deque<deserialized_lazy_t<T>, rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<T>>>> {};
+    : sequence_builtin<
+          std::deque<T, A>, T, A,
+          std::deque<deserialized_lazy_t<T>, rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<T>>>> {};
 template <typename T, typename A>
 struct builtin<std::list<T, A>>
-    : sequence_builtin<std::list<T, A>, T, A,
-                       std::list<deserialized_lazy_t<T>, rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<T>>>> {};
+    : sequence_builtin<
+          std::list<T, A>, T, A,
+          std::list<deserialized_lazy_t<T>, rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<T>>>> {};
 template <typename T, typename A>
 struct builtin<std::forward_list<T, A>>
-    : sequence_builtin<std::forward_list<T, A>, T, A,
-                       std::forward_list<deserialized_lazy_t<T>, rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<T>>>> {};
+    : sequence_builtin<
+          std::forward_list<T, A>, T, A,
+          std::forward_list<deserialized_lazy_t<T>, rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<T>>>> {};
 
 // Reads one element of a map written as pair<const K, V>: whole when the pair is trivially
 // serializable, else key then mapped value, each moved into the container.
@@ -931,7 +969,7 @@ struct ordered_builtin {
   static constexpr bool is_map = !std::is_void_v<Mapped>;
   using value = typename C::value_type;
   static constexpr bool enabled =
-      serializable_v<Key> && (!is_map || serializable_v<Mapped>) && serializable_v<Cmp> && serializable_v<A>;
+      serializable_v<Key> && (!is_map || serializable_v<Mapped>)&&serializable_v<Cmp> && serializable_v<A>;
   using deserialized_type = Out;
   static constexpr std::size_t size_bound() { return 0; }
   static void write(serial_writer& w, const C& c) {
@@ -969,30 +1007,33 @@ struct ordered_builtin {
 template <typename K, typename C, typename A>
 struct builtin<std::set<K, C, A>>
     : ordered_builtin<std::set<K, C, A>, K, void, C, A,
-                      std::set<deserialized_lazy_t<K>, deserialized_lazy_t<C>, rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<K>>>> {};
+                      std::set<deserialized_lazy_t<K>, deserialized_lazy_t<C>,
+                               rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<K>>>> {};
 template <typename K, typename C, typename A>
 struct builtin<std::multiset<K, C, A>>
-    : ordered_builtin<
-          std::multiset<K, C, A>, K, void, C, A,
-          std::multiset<deserialized_lazy_t<K>, deserialized_lazy_t<C>, rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<K>>>> {};
+    : ordered_builtin<std::multiset<K, C, A>, K, void, C, A,
+                      std::multiset<deserialized_lazy_t<K>, deserialized_lazy_t<C>,
+                                    rebind_alloc_t<deserialized_lazy_t<A>, deserialized_lazy_t<K>>>> {};
 template <typename K, typename V, typename C, typename A>
 struct builtin<std::map<K, V, C, A>>
     : ordered_builtin<std::map<K, V, C, A>, K, V, C, A,
                       std::map<deserialized_lazy_t<K>, deserialized_lazy_t<V>, deserialized_lazy_t<C>,
-                               rebind_alloc_t<deserialized_lazy_t<A>, std::pair<const deserialized_lazy_t<K>, deserialized_lazy_t<V>>>>> {};
+                               rebind_alloc_t<deserialized_lazy_t<A>,
+                                              std::pair<const deserialized_lazy_t<K>, deserialized_lazy_t<V>>>>> {};
 template <typename K, typename V, typename C, typename A>
 struct builtin<std::multimap<K, V, C, A>>
-    : ordered_builtin<
-          std::multimap<K, V, C, A>, K, V, C, A,
-          std::multimap<deserialized_lazy_t<K>, deserialized_lazy_t<V>, deserialized_lazy_t<C>,
-                        rebind_alloc_t<deserialized_lazy_t<A>, std::pair<const deserialized_lazy_t<K>, deserialized_lazy_t<V>>>>> {};
+    : ordered_builtin<std::multimap<K, V, C, A>, K, V, C, A,
+                      std::multimap<deserialized_lazy_t<K>, deserialized_lazy_t<V>, deserialized_lazy_t<C>,
+                                    rebind_alloc_t<deserialized_lazy_t<A>,
+                                                   std::pair<const deserialized_lazy_t<K>, deserialized_lazy_t<V>>>>> {
+};
 
 // unordered_(multi)set, unordered_(multi)map: [hash][key_equal][allocator][count][elements].
 template <typename C, typename Key, typename Mapped, typename H, typename E, typename A, typename Out>
 struct unordered_builtin {
   static constexpr bool is_map = !std::is_void_v<Mapped>;
   using value = typename C::value_type;
-  static constexpr bool enabled = serializable_v<Key> && (!is_map || serializable_v<Mapped>) && serializable_v<H> &&
+  static constexpr bool enabled = serializable_v<Key> && (!is_map || serializable_v<Mapped>)&&serializable_v<H> &&
                                   serializable_v<E> && serializable_v<A>;
   using deserialized_type = Out;
   static constexpr std::size_t size_bound() { return 0; }
@@ -1045,15 +1086,18 @@ template <typename K, typename V, typename H, typename E, typename A>
 struct builtin<std::unordered_map<K, V, H, E, A>>
     : unordered_builtin<
           std::unordered_map<K, V, H, E, A>, K, V, H, E, A,
-          std::unordered_map<deserialized_lazy_t<K>, deserialized_lazy_t<V>, deserialized_lazy_t<H>, deserialized_lazy_t<E>,
-                             rebind_alloc_t<deserialized_lazy_t<A>, std::pair<const deserialized_lazy_t<K>, deserialized_lazy_t<V>>>>> {
-};
+          std::unordered_map<deserialized_lazy_t<K>, deserialized_lazy_t<V>, deserialized_lazy_t<H>,
+                             deserialized_lazy_t<E>,
+                             rebind_alloc_t<deserialized_lazy_t<A>,
+                                            std::pair<const deserialized_lazy_t<K>, deserialized_lazy_t<V>>>>> {};
 template <typename K, typename V, typename H, typename E, typename A>
 struct builtin<std::unordered_multimap<K, V, H, E, A>>
-    : unordered_builtin<std::unordered_multimap<K, V, H, E, A>, K, V, H, E, A,
-                        std::unordered_multimap<
-                            deserialized_lazy_t<K>, deserialized_lazy_t<V>, deserialized_lazy_t<H>, deserialized_lazy_t<E>,
-                            rebind_alloc_t<deserialized_lazy_t<A>, std::pair<const deserialized_lazy_t<K>, deserialized_lazy_t<V>>>>> {};
+    : unordered_builtin<
+          std::unordered_multimap<K, V, H, E, A>, K, V, H, E, A,
+          std::unordered_multimap<deserialized_lazy_t<K>, deserialized_lazy_t<V>, deserialized_lazy_t<H>,
+                                  deserialized_lazy_t<E>,
+                                  rebind_alloc_t<deserialized_lazy_t<A>,
+                                                 std::pair<const deserialized_lazy_t<K>, deserialized_lazy_t<V>>>>> {};
 
 // std::optional (Gannet extension): [engaged][value].
 template <typename T>
@@ -1236,8 +1280,11 @@ template <typename T>
   requires serializable_or_array<T>
 void serial_writer::write(const T& object) {
   using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_array_v<U>) write_array(*this, object);
-  else serializer<U>::write(*this, object);
+  if constexpr (std::is_array_v<U>) {
+    write_array(*this, object);
+  } else {
+    serializer<U>::write(*this, object);
+  }
 }
 
 template <typename Iter>
@@ -1298,8 +1345,11 @@ template <typename T>
   requires serializable_or_array<T>
 deserialized_t<T>* serial_reader::read_into(void* storage) {
   using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_array_v<U>) return read_array_into<U>(*this, storage);
-  else return serializer<U>::read_into(*this, storage);
+  if constexpr (std::is_array_v<U>) {
+    return read_array_into<U>(*this, storage);
+  } else {
+    return serializer<U>::read_into(*this, storage);
+  }
 }
 
 template <typename T>
@@ -1323,8 +1373,11 @@ void serial_reader::skip() {
   using U = std::remove_cvref_t<T>;
   if constexpr (std::is_array_v<U>) {
     using E = std::remove_cv_t<std::remove_all_extents_t<U>>;
-    if constexpr (serial_trivial_v<E>) take(serial_align<E>, sizeof(U));
-    else for (std::size_t i = 0; i < std::extent_v<U>; ++i) skip<std::remove_extent_t<U>>();
+    if constexpr (serial_trivial_v<E>) {
+      take(serial_align<E>, sizeof(U));
+    } else {
+      for (std::size_t i = 0; i < std::extent_v<U>; ++i) skip<std::remove_extent_t<U>>();
+    }
   } else {
     serializer<U>::skip(*this);
   }
@@ -1353,8 +1406,10 @@ constexpr std::size_t static_serialized_size() {
   using U = std::remove_cvref_t<T>;
   if constexpr (std::is_bounded_array_v<U>) {
     using E = std::remove_cv_t<std::remove_all_extents_t<U>>;
-    if constexpr (serial_trivial_v<E>) return sizeof(U) + serial_align<E> - 1;
-    else return static_serialized_size<std::remove_extent_t<U>>() * std::extent_v<U>;
+    if constexpr (serial_trivial_v<E>)
+      return sizeof(U) + serial_align<E> - 1;
+    else
+      return static_serialized_size<std::remove_extent_t<U>>() * std::extent_v<U>;
   } else {
     static_assert(serializable_v<U>, "upcxx: static_serialized_size<T>: T is not Serializable");
     return serializer<U>::static_size;

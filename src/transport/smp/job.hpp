@@ -20,7 +20,7 @@
 namespace gannet::smp {
 
 inline constexpr std::uint64_t job_magic = 0x31424f4a544e4e47ull;  // "GNNTJOB1"
-inline constexpr std::uint32_t job_version = 2;
+inline constexpr std::uint32_t job_version = 3;
 inline constexpr std::size_t cache_line = 64;
 inline constexpr std::size_t segment_align = 64 * 1024;
 inline constexpr int max_barrier_rounds = 32;
@@ -82,7 +82,7 @@ struct job_layout {
 
   static constexpr std::size_t round_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
   static constexpr std::size_t ring_bytes() {
-    return round_up(sizeof(ring_control) + sizeof(std::uint64_t) * ring_slots, 4096) + ring_slot_bytes * ring_slots;
+    return round_up(sizeof(ring_control), 4096) + ring_slot_bytes * ring_slots;
   }
 
   static job_layout compute(int rank_n, std::size_t heap_bytes) {
