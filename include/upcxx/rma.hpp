@@ -20,13 +20,15 @@
 
 #include "upcxx/completion.hpp"
 #include "upcxx/global_ptr.hpp"
+#include "upcxx/serialization.hpp"
 
 namespace upcxx {
 
 namespace detail {
 
+// rput/rget move bytes: the element type must be TriviallySerializable (spec §8.1).
 template <typename T>
-concept trivially_serializable = std::is_trivially_copyable_v<T>;
+concept trivially_serializable = upcxx::is_trivially_serializable<T>::value;
 
 [[noreturn]] void fail_null_rma(const char* what, const std::source_location& loc);
 

@@ -1,0 +1,11 @@
+// expect: serializable_or_array<T>.* \[with T = D\]
+// UPCXX_SERIALIZED_DELETE makes a class, and its derived classes, not Serializable (spec 6.2.5 ¶7).
+#include <upcxx/serialization.hpp>
+struct B {
+  int a;
+  UPCXX_SERIALIZED_FIELDS(a)
+};
+struct D : B {
+  UPCXX_SERIALIZED_DELETE()
+};
+void f(upcxx::detail::serial_writer& w) { w.write(D{}); }
