@@ -90,6 +90,19 @@ int main() {
   auto mine = upcxx::new_<long>(77 + me);
   SPMD_CHECK(upcxx::rpc(right, [](upcxx::global_ptr<long> g) { return *g.local(); }, mine).wait() == 77 + me);
 
+  // upcxx_memberof_general: here computed locally (every rank is load/store reachable).
+  struct with_members {
+    long a;
+    std::string s;  // not standard layout in general: the general form is needed
+    double d;
+  };
+  auto obj = upcxx::new_<with_members>();
+  auto all_objs = gannet::all_gather(obj);
+  upcxx::global_ptr<double> gd = upcxx_memberof_general(all_objs[right], d).wait();
+  SPMD_CHECK(gd.where() == right && gd.local() == &all_objs[right].local()->d);
+  upcxx::barrier();
+  upcxx::delete_(obj);
+
   // ---- rpc_ff and never-synchronous delivery, also to self ----
   g_hits = 0;
   upcxx::rpc_ff(me, bump, 1);
