@@ -46,6 +46,14 @@ T* own_address(const global_ptr<T>& g) {
   return const_cast<T*>(g.raw_);
 }
 
+// Debug codemode: only the rank that allocated shared memory may free it.
+inline void check_mine([[maybe_unused]] const char* what, [[maybe_unused]] intrank_t owner,
+                       [[maybe_unused]] const std::source_location& loc) {
+#if UPCXX_ASSERT_ENABLED
+  if (owner != g_state.rank_me) fail_not_mine(what, owner, loc);
+#endif
+}
+
 template <typename T>
 global_ptr<T> own_gptr(void* p) {
   return global_ptr<T>(gptr_raw_tag{}, g_state.rank_me, static_cast<T*>(p));
@@ -78,11 +86,7 @@ global_ptr<T> allocate(std::size_t n = 1, std::size_t alignment = Alignment) {
 template <typename T>
 void deallocate(global_ptr<T> g, std::source_location loc = std::source_location::current()) {
   if (g.is_null()) return;
-#if UPCXX_ASSERT_ENABLED
-  if (g.where() != detail::g_state.rank_me) detail::fail_not_mine("upcxx::deallocate", g.where(), loc);
-#else
-  (void)loc;
-#endif
+  detail::check_mine("upcxx::deallocate", g.where(), loc);
   detail::heap_deallocate(detail::own_address(g));
 }
 
@@ -149,11 +153,7 @@ global_ptr<T> new_array(std::size_t n) {
 template <typename T>
 void delete_(global_ptr<T> g, std::source_location loc = std::source_location::current()) {
   if (g.is_null()) return;
-#if UPCXX_ASSERT_ENABLED
-  if (g.where() != detail::g_state.rank_me) detail::fail_not_mine("upcxx::delete_", g.where(), loc);
-#else
-  (void)loc;
-#endif
+  detail::check_mine("upcxx::delete_", g.where(), loc);
   T* p = detail::own_address(g);
   p->~T();
   detail::heap_deallocate(const_cast<std::remove_cv_t<T>*>(p));
@@ -162,11 +162,7 @@ void delete_(global_ptr<T> g, std::source_location loc = std::source_location::c
 template <typename T>
 void delete_array(global_ptr<T> g, std::source_location loc = std::source_location::current()) {
   if (g.is_null()) return;
-#if UPCXX_ASSERT_ENABLED
-  if (g.where() != detail::g_state.rank_me) detail::fail_not_mine("upcxx::delete_array", g.where(), loc);
-#else
-  (void)loc;
-#endif
+  detail::check_mine("upcxx::delete_array", g.where(), loc);
   using U = std::remove_cv_t<T>;
   U* elems = const_cast<U*>(detail::own_address(g));
   constexpr std::size_t prefix = detail::array_prefix<U>();
