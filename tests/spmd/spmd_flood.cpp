@@ -73,7 +73,14 @@ int main(int argc, char** argv) {
       for (long s = 0; s < count; ++s) SPMD_CHECK(g_in.seen[r][s] == 1);
   const long growth = max_rss_bytes() - rss_before;
   const long bound = static_cast<long>(1.25 * static_cast<double>(expected) * (1024 + 64)) + (64L << 20);
-  if (growth > bound) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // Sanitizers keep freed memory in quarantine and add shadow memory: the bound is about
+  // Gannet's own memory, so it is checked in the plain builds only.
+  const bool check_bound = false;
+#else
+  const bool check_bound = true;
+#endif
+  if (check_bound && growth > bound) {
     std::fprintf(stderr, "[rank %d] memory grew by %ld bytes, over the bound of %ld\n", me, growth, bound);
     return 5;
   }
