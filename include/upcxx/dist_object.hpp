@@ -118,6 +118,11 @@ class dist_object {
 
 }  // namespace upcxx
 
+template <>
+struct std::hash<upcxx::team_id> {
+  std::size_t operator()(const upcxx::team_id& t) const noexcept { return std::hash<std::uint32_t>{}(t.raw()); }
+};
+
 template <typename T>
 struct std::hash<upcxx::dist_id<T>> {
   std::size_t operator()(const upcxx::dist_id<T>& d) const noexcept { return std::hash<std::uint64_t>{}(d.raw()); }

@@ -104,8 +104,6 @@ struct function_holder {
 };
 
 // ---- arguments at the callee ----
-team& team_from_id(std::uint32_t id);
-std::uint32_t team_id_of(const team& t);
 
 template <typename A>
 struct arg_holder {

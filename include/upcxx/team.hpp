@@ -12,10 +12,46 @@
 #include <vector>
 
 #include "upcxx/detail/state.hpp"
+#include "upcxx/future.hpp"
 #include "upcxx/global_ptr.hpp"
 #include "upcxx/init.hpp"
 
 namespace upcxx {
+
+class team;
+class team_id;
+
+namespace detail {
+team& team_from_id(std::uint32_t id);  // runtime.cpp
+std::uint32_t team_id_of(const team& t);
+}  // namespace detail
+
+// The universal name of a team (spec §11.3.2): equal on every member, trivially
+// serializable, so it can travel in RPCs and be turned back into the local team object.
+class team_id {
+ public:
+  team_id() = default;  // the invalid id
+  team& here() const { return detail::team_from_id(id_); }
+  future<team&> when_here() const;
+
+  friend bool operator==(team_id a, team_id b) { return a.id_ == b.id_; }
+  friend bool operator!=(team_id a, team_id b) { return a.id_ != b.id_; }
+  friend bool operator<(team_id a, team_id b) { return a.id_ < b.id_; }
+  friend bool operator<=(team_id a, team_id b) { return a.id_ <= b.id_; }
+  friend bool operator>(team_id a, team_id b) { return a.id_ > b.id_; }
+  friend bool operator>=(team_id a, team_id b) { return a.id_ >= b.id_; }
+
+  // Internal.
+  static team_id from_raw(std::uint32_t id) {
+    team_id t;
+    t.id_ = id;
+    return t;
+  }
+  std::uint32_t raw() const { return id_; }
+
+ private:
+  std::uint32_t id_ = ~std::uint32_t{0};
+};
 
 class team {
  public:
@@ -25,6 +61,7 @@ class team {
   team& operator=(const team&) = delete;
 
   intrank_t rank_me() const { return me_; }
+  team_id id() const { return team_id::from_raw(detail::team_id_of(*this)); }
   intrank_t rank_n() const { return n_; }
 
   // World rank of this team's member `i`.
@@ -48,6 +85,9 @@ class team {
 
 team& world();
 team& local_team();
+
+// The fundamental teams exist from init on, so their ids are always here.
+inline future<team&> team_id::when_here() const { return make_future<team&>(here()); }
 
 // Whether world rank r shares this process's local team (its memory is load/store reachable).
 bool local_team_contains(intrank_t world_rank,

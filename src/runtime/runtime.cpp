@@ -228,7 +228,10 @@ std::uint32_t team_id_of(const team& t) {
   if (&t == &*rt().local) return 1;
   gannet::util::fatal("only world() and local_team() can be passed to an RPC in this build");
 }
-team& team_from_id(std::uint32_t id) { return id == 0 ? *rt().world : *rt().local; }
+team& team_from_id(std::uint32_t id) {
+  if (id > 1) gannet::util::fatal("team_id::here(): not the id of a team this rank has constructed");
+  return id == 0 ? *rt().world : *rt().local;
+}
 }  // namespace detail
 
 team& world() {

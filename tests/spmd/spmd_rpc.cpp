@@ -131,6 +131,12 @@ int main() {
   SPMD_CHECK(op_done.wait() == 2);
   src_done.wait();
   SPMD_CHECK(upcxx::rpc(upcxx::world(), right, [](upcxx::team& t) { return t.rank_n(); }, upcxx::world()).wait() == n);
+  // team_id travels as a plain value and names the same team at the target.
+  SPMD_CHECK(upcxx::rpc(right, [](upcxx::team_id id) { return &id.here() == &upcxx::local_team(); },
+                        upcxx::local_team().id())
+                 .wait());
+  SPMD_CHECK(upcxx::world().id() != upcxx::local_team().id() && upcxx::world().id() != upcxx::team_id());
+  SPMD_CHECK(&upcxx::world().id().when_here().wait() == &upcxx::world());
 
   // ---- dist_object ----
   upcxx::dist_object<int> d(10 * me);
