@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -17,10 +18,15 @@ using upcxx::make_future;
 using upcxx::promise;
 using upcxx::when_all;
 
+std::optional<upcxx::persona_scope> g_master_back;
+
 class upcxx_env : public ::testing::Environment {
  public:
   void SetUp() override { upcxx::init(); }
-  void TearDown() override { upcxx::finalize(); }
+  void TearDown() override {
+    upcxx::finalize();
+    g_master_back.reset();
+  }
 };
 
 TEST(Future, ReadyValuesAndResultForms) {
@@ -256,6 +262,27 @@ TEST(Progress, InProgressInsideCallbacks) {
   EXPECT_FALSE(upcxx::in_progress());
   EXPECT_FALSE(upcxx::progress_required());
   upcxx::discharge();
+}
+
+TEST(Persona, LiberateAndReacquireTheMaster) {
+  ASSERT_EQ(&upcxx::current_persona(), &upcxx::master_persona());
+  upcxx::liberate_master_persona();
+  EXPECT_EQ(&upcxx::current_persona(), &upcxx::default_persona());
+  EXPECT_FALSE(upcxx::master_persona().active_with_caller());
+  // Another thread takes the master persona, runs its LPCs, and gives it back.
+  int ran = 0;
+  upcxx::master_persona().lpc_ff([&] { ++ran; });
+  std::mutex m;
+  std::thread t([&] {
+    upcxx::persona_scope scope(m, upcxx::master_persona());
+    EXPECT_EQ(&upcxx::current_persona(), &upcxx::master_persona());
+    while (ran == 0) upcxx::progress();
+  });
+  t.join();
+  EXPECT_EQ(ran, 1);
+  // Take it back for the rest of the program (finalize); the scope ends after finalize.
+  g_master_back.emplace(upcxx::master_persona());
+  EXPECT_EQ(&upcxx::current_persona(), &upcxx::master_persona());
 }
 
 }  // namespace
