@@ -68,6 +68,7 @@ rpc_state& st() {
 }
 
 thread_local bool t_direct = false;  // inside master user progress: calls may run in place
+std::size_t g_max_inline = 0;        // the transport's medium-message limit, read at attach
 
 // Vectors of std::byte are allocated with operator new, which aligns to 16: bodies keep
 // the 16-byte alignment serialization relies on.
@@ -144,7 +145,7 @@ void send(upcxx::intrank_t target, const std::byte* body, std::size_t bytes, tr:
           tr::am_handler_id large_id) {
   runtime_lock lock;
   auto& tp = the_transport();
-  if (bytes <= tp.caps().am_max_medium) {
+  if (bytes <= g_max_inline) {
     tp.am_send(target, inline_id, {}, std::span(body, bytes), tr::op_none);
     return;
   }
@@ -167,6 +168,7 @@ namespace gannet::runtime {
 void rpc_attach(transport::transport& tp) {
   upcxx::detail::prepare_function_table();
   if (!tp.caps().active_messages) util::fatal("the %s transport has no active messages", tp.name());
+  g_max_inline = tp.caps().am_max_medium;
   tp.am_register(am_rpc, on_rpc);
   tp.am_register(am_reply, on_reply);
   tp.am_register(am_rpc_large, on_rpc_large);
