@@ -202,7 +202,7 @@ class smp_transport final : public transport {
   void watch_attentiveness(double seconds) override {
     watch_seconds_ = seconds;
     watch_state start;
-    start.since = std::chrono::steady_clock::now();
+    start.since = last_check_ = std::chrono::steady_clock::now();
     watch_.assign(static_cast<std::size_t>(n_), start);
   }
   // RMA is done at injection; messages parked by handlers still need a poll to leave.
@@ -259,17 +259,22 @@ class smp_transport final : public transport {
     bool reported = false;
   };
   double watch_seconds_ = 0;
+  std::chrono::steady_clock::time_point last_check_{};
   std::uint64_t polls_ = 0;
   std::vector<watch_state> watch_;
 
   void check_attentiveness() {
     auto now = std::chrono::steady_clock::now();
+    // Our own observations are only evidence if we kept making them: after a pause of our
+    // own (we were computing, or asleep) start watching afresh.
+    bool stale = std::chrono::duration<double>(now - last_check_).count() > watch_seconds_ / 4;
+    last_check_ = now;
     for (int r = 0; r < n_; ++r) {
       if (r == me_) continue;
       auto& w = watch_[r];
       auto& q = rings_[static_cast<std::size_t>(r)];
       std::uint64_t head = q.head(), tail = q.tail();
-      if (tail == head || head != w.head) {  // nothing waiting, or it is being consumed
+      if (stale || tail == head || head != w.head) {  // no evidence, nothing waiting, or consumed
         w.head = head;
         w.since = now;
         continue;
