@@ -47,7 +47,7 @@ enum class kind : std::uint8_t { call, reply };
 struct owned_message {
   kind what;
   upcxx::intrank_t source;
-  std::vector<std::byte> bytes;  // the body, 16-byte aligned copy (see aligned_copy)
+  std::vector<std::byte> bytes;  // a copy of the body (operator new aligns it to 16, see copy_of)
 };
 
 struct rpc_state {
