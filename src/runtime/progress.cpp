@@ -175,7 +175,7 @@ void wait_for_cell(const cell_base* c) {
   while (!c->ready()) {
     if (progress_once(progress_level::user)) {
       idle = 0;
-    } else if (++idle > 64) {
+    } else if (++idle > gannet::runtime::spin_limit()) {
       // Nothing to do locally: let a rank sharing this core run (4 ranks on 2 cores).
       ::sched_yield();
     }

@@ -73,7 +73,7 @@ std::size_t heap_size_from_env() {
 struct backoff {
   unsigned spins = 0;
   void pause() {
-    if (++spins < 64) {
+    if (++spins < spin_limit()) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
@@ -86,6 +86,22 @@ struct backoff {
 }  // namespace
 
 transport::transport& the_transport() { return *rt().tp; }
+
+namespace {
+unsigned g_spin_limit = 64;
+}
+
+unsigned spin_limit() { return g_spin_limit; }
+
+// With more ranks than cores on this machine (4 ranks on 2 cores in CI), a rank that spins
+// only delays the rank it waits for, which needs the core: yield almost at once.
+void choose_spin_limit(int local_ranks) {
+  cpu_set_t set;
+  int cores = 0;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
+  if (cores <= 0) cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  g_spin_limit = (cores > 0 && local_ranks > cores) ? 2 : 64;
+}
 
 namespace {
 std::atomic<bool> g_thread_safe{false};
@@ -162,6 +178,7 @@ void detail::init_library(bool par, bool debug) {
   r.scratch = static_cast<std::byte*>(heap_base);
   r.heap.emplace(r.scratch + gannet::runtime::scratch_bytes, mine.size - gannet::runtime::scratch_bytes);
 
+  gannet::runtime::choose_spin_limit(static_cast<int>(tp.local_ranks().size()));
   std::vector<intrank_t> local_members(tp.local_ranks().begin(), tp.local_ranks().end());
   intrank_t local_me = 0;
   for (std::size_t i = 0; i < local_members.size(); ++i)

@@ -20,6 +20,11 @@ void wait_until_aborting_or(bool (*done)(void*), void* arg);
 // threads (the transports are not thread-safe; see capabilities::thread_safe). In seq mode
 // the guard costs one predictable branch.
 void enable_thread_safety();
+
+// How many idle polls a waiting loop makes before it yields the core: few when this
+// machine runs more ranks than it has cores (chosen at init).
+unsigned spin_limit();
+void choose_spin_limit(int local_ranks);
 class runtime_lock {
  public:
   runtime_lock();
