@@ -16,12 +16,7 @@
 namespace gb = gannet::bench;
 
 int main() {
-  // Rank 0 measures the limits before init: the other ranks wait in the bootstrap, which
-  // sleeps, so they do not compete for the two cores.
-  gb::limits lim{};
-  const char* rank_env = std::getenv("GANNET_RANK");
-  bool first = !rank_env || std::atoi(rank_env) == 0;
-  if (first) lim = gb::print_limits_header();
+  const gb::limits lim = gb::print_limits_on_first_rank();
 
   upcxx::init();
   const int me = upcxx::rank_me(), n = upcxx::rank_n();

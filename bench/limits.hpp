@@ -423,4 +423,13 @@ inline limits print_limits_header(options const& opt = {}, std::FILE* out = stdo
   return l;
 }
 
+// For benchmarks run under gannet-run: rank 0 (or a process started without the launcher)
+// measures and prints the limits before upcxx::init, while the other ranks wait in init's
+// bootstrap, which sleeps, so they leave the cores free. Other ranks get zeros.
+inline limits print_limits_on_first_rank() {
+  const char* rank = std::getenv("GANNET_RANK");
+  if (rank && std::atoi(rank) != 0) return limits{};
+  return print_limits_header();
+}
+
 }  // namespace gannet::bench

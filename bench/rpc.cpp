@@ -38,9 +38,7 @@ gb::stats timed(int repeats, long iters, Body&& body) {
 }  // namespace
 
 int main() {
-  gb::limits lim{};
-  const char* rank_env = std::getenv("GANNET_RANK");
-  if (!rank_env || std::atoi(rank_env) == 0) lim = gb::print_limits_header();
+  const gb::limits lim = gb::print_limits_on_first_rank();
   upcxx::init();
   const int me = upcxx::rank_me(), n = upcxx::rank_n();
   const double rtt = 2 * lim.pingpong_half_rtt.min_ns;

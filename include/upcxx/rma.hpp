@@ -32,6 +32,17 @@ concept trivially_serializable = upcxx::is_trivially_serializable<T>::value;
 
 [[noreturn]] void fail_null_rma(const char* what, const std::source_location& loc);
 
+// Debug codemode: null pointers and buffers are caught with the caller's location (spec
+// §8.2: they must not be null). In opt codemode the check is empty and the callers'
+// side-effect-free conditions compile away.
+inline void check_rma_args([[maybe_unused]] bool null_argument, [[maybe_unused]] const char* what,
+                           [[maybe_unused]] const std::source_location& loc) {
+#if UPCXX_ASSERT_ENABLED
+  if (null_argument) [[unlikely]]
+    fail_null_rma(what, loc);
+#endif
+}
+
 // ---- the off-node path (src/runtime/rma.cpp) ----
 inline constexpr unsigned ev_source = 1, ev_operation = 2;
 
@@ -104,11 +115,7 @@ template <typename T, completion_object Cx = decltype(operation_cx::as_future())
   requires detail::trivially_serializable<T>
 auto rput(T value, global_ptr<T> dest, Cx&& completions = operation_cx::as_future(),
           std::source_location loc = std::source_location::current()) {
-#if UPCXX_ASSERT_ENABLED
-  if (dest.is_null()) detail::fail_null_rma("upcxx::rput", loc);
-#else
-  (void)loc;
-#endif
+  detail::check_rma_args(dest.is_null(), "upcxx::rput", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (dest.is_local()) [[likely]] {
     std::memcpy(static_cast<void*>(dest.local()), &value, sizeof(T));
@@ -123,11 +130,7 @@ template <typename T, completion_object Cx = decltype(operation_cx::as_future())
   requires detail::trivially_serializable<T>
 auto rput(const T* src, global_ptr<T> dest, std::size_t count, Cx&& completions = operation_cx::as_future(),
           std::source_location loc = std::source_location::current()) {
-#if UPCXX_ASSERT_ENABLED
-  if (dest.is_null() || src == nullptr) detail::fail_null_rma("upcxx::rput", loc);
-#else
-  (void)loc;
-#endif
+  detail::check_rma_args(dest.is_null() || src == nullptr, "upcxx::rput", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (dest.is_local()) [[likely]] {
     std::memcpy(static_cast<void*>(dest.local()), src, count * sizeof(T));
@@ -144,11 +147,7 @@ template <typename T, completion_object Cx = decltype(operation_cx::as_future())
   requires detail::trivially_serializable<T>
 auto rget(global_ptr<const T> src, Cx&& completions = operation_cx::as_future(),
           std::source_location loc = std::source_location::current()) {
-#if UPCXX_ASSERT_ENABLED
-  if (src.is_null()) detail::fail_null_rma("upcxx::rget", loc);
-#else
-  (void)loc;
-#endif
+  detail::check_rma_args(src.is_null(), "upcxx::rget", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (src.is_local()) [[likely]] {
     std::tuple<T> value;
@@ -165,11 +164,7 @@ template <typename T, completion_object Cx = decltype(operation_cx::as_future())
   requires detail::trivially_serializable<T>
 auto rget(global_ptr<const T> src, T* dest, std::size_t count, Cx&& completions = operation_cx::as_future(),
           std::source_location loc = std::source_location::current()) {
-#if UPCXX_ASSERT_ENABLED
-  if (src.is_null() || dest == nullptr) detail::fail_null_rma("upcxx::rget", loc);
-#else
-  (void)loc;
-#endif
+  detail::check_rma_args(src.is_null() || dest == nullptr, "upcxx::rget", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (src.is_local()) [[likely]] {
     std::memcpy(static_cast<void*>(dest), src.local(), count * sizeof(T));
