@@ -172,7 +172,8 @@ void detail::init_library(bool par, bool debug) {
   auto mine = tp.segment(me);
   r.heap_bytes = mine.size;
   void* heap_base = tp.local_address(me, mine.base);
-  if (!heap_base) heap_base = reinterpret_cast<void*>(mine.base);  // the owner's address is its own, even where the transport reports no load/store access
+  // The owner's address is its own, even where the transport reports no load/store access.
+  if (!heap_base) heap_base = reinterpret_cast<void*>(mine.base);
   if (mine.size < gannet::runtime::scratch_bytes + 4096)
     gannet::util::fatal("the shared heap of %zu bytes is too small", mine.size);
   r.scratch = static_cast<std::byte*>(heap_base);
