@@ -16,6 +16,7 @@
 // Progress level: internal.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <functional>
@@ -177,17 +178,19 @@ inline constexpr std::size_t rpc_inline_bytes = 512;
 template <typename Fn, typename... Args>
 struct rpc_exec;
 
-// Serializes one call into a buffer that starts on the stack (no allocation for small calls)
-// and sends it.
+// Serializes one call record into a buffer that starts on the stack (no allocation for small
+// calls) and sends it.
 template <typename Fn, typename... Args>
 void send_call(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Args&... args) {
   using exec = rpc_exec<Fn, std::remove_cvref_t<Args>...>;
+  constexpr std::uint16_t n_ids = (rpc_arg<std::remove_cvref_t<Args>>::dist + ... + 0);
   alignas(16) std::byte inline_buf[rpc_inline_bytes];
   serial_writer w(inline_buf, sizeof inline_buf);
-  rpc_wire wire{exec_token<&exec::run>(), reply_to,
-                static_cast<std::uint32_t>((rpc_arg<std::remove_cvref_t<Args>>::dist + ... + 0)), 0};
-  serialize_into(w, wire);
+  const std::uint16_t kind = reply_to ? rpc_call_reply : rpc_call;
+  serialize_into(w, rpc_wire{0, kind, n_ids, exec_token<&exec::run>().bits});
+  if (reply_to) serialize_into(w, std::array<std::uint64_t, 2>{reply_to, 0});
   (write_dist_id(w, args), ...);
+  if constexpr (n_ids % 2 != 0) serialize_into(w, std::uint64_t{0});  // pad the ids to 16
   write_function(w, fn);
   (write_arg(w, args), ...);
   rpc_send(target, w.data(), w.size());
@@ -197,9 +200,9 @@ template <typename... V>
 void send_reply(intrank_t target, std::uint64_t reply_to, const V&... values) {
   alignas(16) std::byte inline_buf[rpc_inline_bytes];
   serial_writer w(inline_buf, sizeof inline_buf);
-  serialize_into(w, rpc_reply_wire{reply_to, 0});
+  serialize_into(w, rpc_wire{0, rpc_reply, 0, reply_to});
   (serialize_into(w, values), ...);
-  rpc_send_reply(target, w.data(), w.size());
+  rpc_send(target, w.data(), w.size());
 }
 
 // ---- callee side ----
@@ -209,20 +212,22 @@ struct rpc_exec {
 
   static void run(const rpc_incoming& in) {
     const auto* wire = reinterpret_cast<const rpc_wire*>(in.body);
-    const auto* ids = reinterpret_cast<const std::uint64_t*>(in.body + sizeof(rpc_wire));
+    const std::uint64_t reply_to =
+        wire->kind == rpc_call_reply ? *reinterpret_cast<const std::uint64_t*>(in.body + sizeof(rpc_wire)) : 0;
+    const auto* ids = reinterpret_cast<const std::uint64_t*>(in.body + rpc_ids_offset(wire->kind));
     if constexpr (is_future_v<result>) {
-      run_async(in, wire, ids);
+      run_async(in, wire, reply_to);
     } else {
-      serial_reader r(in.body + sizeof(rpc_wire) + sizeof(std::uint64_t) * wire->dist_ids);
+      serial_reader r(in.body + rpc_stream_offset(wire->kind, wire->dist_ids));
       function_holder<Fn> f(r);
       arg_holders<Args...> a(r, ids);
       auto call = [&](auto&&... v) -> decltype(auto) { return std::invoke(*f.fn, std::forward<decltype(v)>(v)...); };
       if constexpr (std::is_void_v<result>) {
         a.apply(call);
-        if (wire->reply_to) send_reply(in.source, wire->reply_to);
+        if (reply_to) send_reply(in.source, reply_to);
       } else {
         decltype(auto) value = a.apply(call);
-        if (wire->reply_to) send_reply(in.source, wire->reply_to, value);
+        if (reply_to) send_reply(in.source, reply_to, value);
       }
     }
   }
@@ -235,18 +240,17 @@ struct rpc_exec {
     const std::uint64_t* ids;
     function_holder<Fn> f;
     arg_holders<Args...> a;
-    async_call(const rpc_incoming& in, std::uint32_t n_ids)
+    async_call(const rpc_incoming& in, const rpc_wire* wire)
         : body(in.body, in.body + in.bytes),
-          reader(body.data() + sizeof(rpc_wire) + sizeof(std::uint64_t) * n_ids),
-          ids(reinterpret_cast<const std::uint64_t*>(body.data() + sizeof(rpc_wire))),
+          reader(body.data() + rpc_stream_offset(wire->kind, wire->dist_ids)),
+          ids(reinterpret_cast<const std::uint64_t*>(body.data() + rpc_ids_offset(wire->kind))),
           f(reader),
           a(reader, ids) {}
   };
-  static void run_async(const rpc_incoming& in, const rpc_wire* wire, const std::uint64_t*) {
-    auto* call = new async_call(in, wire->dist_ids);
+  static void run_async(const rpc_incoming& in, const rpc_wire* wire, std::uint64_t reply_to) {
+    auto* call = new async_call(in, wire);
     result fut = call->a.apply(
         [&](auto&&... v) -> result { return std::invoke(*call->f.fn, std::forward<decltype(v)>(v)...); });
-    std::uint64_t reply_to = wire->reply_to;
     intrank_t source = in.source;
     fut.then([call, reply_to, source](const auto&... values) {
       if (reply_to) send_reply(source, reply_to, values...);

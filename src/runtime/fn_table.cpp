@@ -55,8 +55,12 @@ fn_token encode_function(const void* fn) {
   auto addr = reinterpret_cast<std::uintptr_t>(fn);
   const auto& objs = table().objects;
   for (std::size_t i = 0; i < objs.size(); ++i)
-    if (addr >= objs[i].begin && addr < objs[i].end)
-      return fn_token{static_cast<std::uint32_t>(i), 0, addr - objs[i].base};
+    if (addr >= objs[i].begin && addr < objs[i].end) {
+      std::uint64_t offset = addr - objs[i].base;
+      if (i >= (std::size_t{1} << (64 - fn_token::offset_bits)) || (offset >> fn_token::offset_bits) != 0)
+        gannet::util::fatal("cannot ship function %p: its object (#%zu) or offset does not fit a token", fn, i);
+      return fn_token{(std::uint64_t{i} << fn_token::offset_bits) | offset};
+    }
   gannet::util::fatal("cannot ship function %p to another rank: it is not in any loaded object "
                       "(a function in a JIT buffer or a dlopen'ed plugin?)", fn);
 }
@@ -75,13 +79,13 @@ void prepare_function_table() {
 }
 
 const void* decode_function(fn_token t) {
-  if (t.object < g_base_count) [[likely]]
-    return reinterpret_cast<const void*>(g_bases[t.object] + t.offset);
+  if (t.object() < g_base_count) [[likely]]
+    return reinterpret_cast<const void*>(g_bases[t.object()] + t.offset());
   const auto& objs = table().objects;
-  if (t.object >= objs.size())
+  if (t.object() >= objs.size())
     gannet::util::fatal("received a function from an object (#%u) this process did not load: do all ranks run "
-                        "the same program?", t.object);
-  return reinterpret_cast<const void*>(objs[t.object].base + t.offset);
+                        "the same program?", t.object());
+  return reinterpret_cast<const void*>(objs[t.object()].base + t.offset());
 }
 
 }  // namespace upcxx::detail

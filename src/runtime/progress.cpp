@@ -41,9 +41,12 @@ bool progress_once(progress_level level) {
     // arriving otherwise they wait in the backlog.
     const bool rpcs_here = user && g_master.active_with_caller();
     gannet::runtime::runtime_lock lock;
+    gannet::runtime::rpc_flush();  // what we sent since the last progress leaves first
     gannet::runtime::rpc_direct_scope direct(rpcs_here);
     if (rpcs_here) did = gannet::runtime::rpc_run_backlog();
     did = gannet::runtime::the_transport().poll() || did;
+    // Replies and calls that handlers sent leave now, not at the next progress.
+    if (gannet::runtime::rpc_batched()) gannet::runtime::rpc_flush();
   }
   if (!user) return did;
   // Top of the stack first; a persona pushed twice is served once (the upper copy).
@@ -54,6 +57,11 @@ bool progress_once(progress_level level) {
     if (!seen_above && p->has_user_work()) did = p->run_user_work() || did;
   }
   if (outer) t.in_user_progress = false;
+  // Callbacks (e.g. futures returned by RPCs, readied now) may have sent replies.
+  if (gannet::runtime::rpc_batched()) {
+    gannet::runtime::runtime_lock lock;
+    gannet::runtime::rpc_flush();
+  }
   return did;
 }
 
@@ -145,7 +153,8 @@ persona_scope::~persona_scope() {
 bool in_progress() { return tls().in_user_progress; }
 
 bool progress_required() {
-  return detail::g_state.init_count > 0 && gannet::runtime::the_transport().progress_required();
+  return detail::g_state.init_count > 0 &&
+         (gannet::runtime::rpc_batched() || gannet::runtime::the_transport().progress_required());
 }
 
 void discharge() {

@@ -1,6 +1,16 @@
-// Remote procedure calls, the non-template side: active-message handlers, the backlog of
-// calls that arrived while user code may not run, calls parked until a dist_object
-// exists, large bodies through the sender's shared heap, and the dist_object registry.
+// Remote procedure calls, the non-template side: outgoing batches, active-message
+// handlers, the backlog of calls that arrived while user code may not run, calls parked
+// until a dist_object exists, large bodies through the sender's shared heap, and the
+// dist_object registry.
+//
+// Batching (aggregation). Call and reply records bound for one rank are packed back to
+// back into that rank's batch, a private buffer of batch_bytes; the batch leaves as one
+// active message when the next record does not fit, and at every progress call (internal
+// or user), so a caller that waits for anything flushes first. Until then the records are
+// "progress required" (spec 10.3): progress_required() says so and discharge() sends them.
+// A message then costs the transport once per batch instead of once per call, and the
+// receiver drains a whole batch in one poll. Records larger than batch_record_max travel
+// alone (after the target's batch, to keep the order of calls from one rank).
 //
 // Where a call runs: an incoming call is executed directly on the message (no copy) when it
 // arrives during user-level progress of the thread holding the master persona (spec §9:
@@ -9,8 +19,11 @@
 // backlog, which the next such user-level progress runs first. Memory bound: the backlog
 // holds at most the calls that other ranks sent to this rank while it made no user-level
 // progress, each stored once (body + 40 bytes); nothing else grows with traffic.
+#include <atomic>
 #include <cstring>
 #include <deque>
+#include <new>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -29,12 +42,13 @@ namespace tr = gannet::transport;
 using upcxx::detail::rpc_wire;
 
 enum : tr::am_handler_id {
-  am_rpc = 1,           // body inline
-  am_reply = 2,         // reply body inline
-  am_rpc_large = 3,     // large_ref to a body in the sender's shared heap
-  am_reply_large = 4,
-  am_large_done = 5,    // the receiver is done with a large body: the sender frees it
+  am_batch = 1,       // records back to back
+  am_large = 3,       // large_ref to one record in the sender's shared heap
+  am_large_done = 5,  // the receiver is done with a large record: the sender frees it
 };
+
+constexpr std::size_t batch_bytes = 8192;
+constexpr std::size_t batch_record_max = 2048;
 
 // A large body: where it lies in the sender's segment.
 struct large_ref {
@@ -42,12 +56,17 @@ struct large_ref {
   std::uint64_t bytes;
 };
 
-enum class kind : std::uint8_t { call, reply };
-
 struct owned_message {
-  kind what;
   upcxx::intrank_t source;
-  std::vector<std::byte> bytes;  // a copy of the body (operator new aligns it to 16, see copy_of)
+  std::vector<std::byte> bytes;  // a copy of the record (operator new aligns it to 16, see copy_of)
+};
+
+// One target's outgoing batch. The buffer is allocated at the first record for that target
+// and kept: steady traffic allocates nothing.
+struct out_batch {
+  std::byte* buf = nullptr;
+  std::size_t used = 0;
+  bool listed = false;  // in rpc_state::dirty
 };
 
 struct rpc_state {
@@ -60,6 +79,8 @@ struct rpc_state {
   };
   std::unordered_map<std::uint64_t, std::vector<waiter>> when_here;
   std::uint64_t next_dist_id = 1;
+  std::vector<out_batch> batches;  // per target rank
+  std::vector<upcxx::intrank_t> dirty;  // targets with records waiting
 };
 
 rpc_state& st() {
@@ -69,71 +90,73 @@ rpc_state& st() {
 
 thread_local bool t_direct = false;  // inside master user progress: calls may run in place
 std::size_t g_max_inline = 0;        // the transport's medium-message limit, read at attach
+// Whether any batch holds records; read without the runtime lock by progress_required().
+std::atomic<bool> g_batched{false};
 
 // Vectors of std::byte are allocated with operator new, which aligns to 16: bodies keep
 // the 16-byte alignment serialization relies on.
 std::vector<std::byte> copy_of(const std::byte* p, std::size_t n) { return std::vector<std::byte>(p, p + n); }
 
-void run_call(const std::byte* body, std::size_t bytes, upcxx::intrank_t source, owned_message* owned);
-
-void run_reply(const std::byte* body, std::size_t bytes) {
-  const auto* w = reinterpret_cast<const upcxx::detail::rpc_reply_wire*>(body);
-  auto* r = reinterpret_cast<upcxx::detail::reply_base*>(w->reply_to);
-  r->deliver(r, body + sizeof(*w), bytes - sizeof(*w));
+void run_reply(const std::byte* record, std::size_t bytes) {
+  const auto* w = reinterpret_cast<const rpc_wire*>(record);
+  auto* r = reinterpret_cast<upcxx::detail::reply_base*>(w->word);
+  r->deliver(r, record + sizeof(*w), bytes - sizeof(*w));
 }
 
 // Runs a call now, or parks it on the first dist_object it names that does not exist here
 // yet (spec §6.6: execution waits until every named instance is constructed).
-void run_call(const std::byte* body, std::size_t bytes, upcxx::intrank_t source, owned_message* owned) {
-  const auto* w = reinterpret_cast<const rpc_wire*>(body);
-  const auto* ids = reinterpret_cast<const std::uint64_t*>(body + sizeof(rpc_wire));
-  auto& s = st();
-  for (std::uint32_t i = 0; i < w->dist_ids; ++i) {
-    if (s.dist_objects.count(ids[i])) continue;
-    owned_message m = owned ? std::move(*owned) : owned_message{kind::call, source, copy_of(body, bytes)};
-    s.parked[ids[i]].push_back(std::move(m));
-    return;
+void run_call(const std::byte* record, std::size_t bytes, upcxx::intrank_t source, owned_message* owned) {
+  const auto* w = reinterpret_cast<const rpc_wire*>(record);
+  if (w->dist_ids) [[unlikely]] {
+    const auto* ids = reinterpret_cast<const std::uint64_t*>(record + upcxx::detail::rpc_ids_offset(w->kind));
+    auto& s = st();
+    for (std::uint32_t i = 0; i < w->dist_ids; ++i) {
+      if (s.dist_objects.count(ids[i])) continue;
+      owned_message m = owned ? std::move(*owned) : owned_message{source, copy_of(record, bytes)};
+      s.parked[ids[i]].push_back(std::move(m));
+      return;
+    }
   }
-  auto exec = reinterpret_cast<upcxx::detail::rpc_exec_fn>(const_cast<void*>(upcxx::detail::decode_function(w->exec)));
-  exec(upcxx::detail::rpc_incoming{body, bytes, source});
+  auto exec = reinterpret_cast<upcxx::detail::rpc_exec_fn>(
+      const_cast<void*>(upcxx::detail::decode_function(upcxx::detail::fn_token{w->word})));
+  exec(upcxx::detail::rpc_incoming{record, bytes, source});
 }
 
-void deliver(kind what, const std::byte* body, std::size_t bytes, upcxx::intrank_t source) {
-  if (what == kind::reply) {
+void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source) {
+  const auto* w = reinterpret_cast<const rpc_wire*>(record);
+  if (w->kind == upcxx::detail::rpc_reply) {
     // A reply only queues notifications on its initiating persona (which may belong to
     // another thread), so it is handled at once, at any progress level.
-    run_reply(body, bytes);
-    return;
+    run_reply(record, bytes);
+  } else if (t_direct) [[likely]] {
+    run_call(record, bytes, source, nullptr);
+  } else {
+    st().backlog.push_back(owned_message{source, copy_of(record, bytes)});
   }
-  if (!t_direct) {
-    st().backlog.push_back(owned_message{what, source, copy_of(body, bytes)});
-    return;
-  }
-  if (what == kind::call) run_call(body, bytes, source, nullptr);
-  else run_reply(body, bytes);
 }
 
-void on_rpc(const tr::am_message& m) { deliver(kind::call, m.payload.data(), m.payload.size(), m.source); }
-void on_reply(const tr::am_message& m) { deliver(kind::reply, m.payload.data(), m.payload.size(), m.source); }
+void on_batch(const tr::am_message& m) {
+  const std::byte* p = m.payload.data();
+  const std::byte* end = p + m.payload.size();
+  while (p < end) {
+    std::uint32_t bytes = reinterpret_cast<const rpc_wire*>(p)->bytes;
+    if (bytes < sizeof(rpc_wire) || bytes > static_cast<std::size_t>(end - p))
+      util::fatal("corrupt RPC batch from rank %d", m.source);
+    deliver(p, bytes, m.source);
+    p += bytes;
+  }
+}
 
-// Large bodies are read where the sender left them; the sender frees them when told.
-void on_large(const tr::am_message& m, kind what) {
+// Large records are read where the sender left them; the sender frees them when told.
+void on_large(const tr::am_message& m) {
   large_ref ref;
   std::memcpy(&ref, m.payload.data(), sizeof ref);
-  auto* body = static_cast<const std::byte*>(the_transport().local_address(m.source, ref.owner_addr));
-  if (!body) util::fatal("large RPC bodies from ranks on other machines are not supported by this transport yet");
-  if (what == kind::reply) {
-    run_reply(body, ref.bytes);
-  } else if (t_direct) {
-    run_call(body, ref.bytes, m.source, nullptr);
-  } else {
-    st().backlog.push_back(owned_message{what, m.source, copy_of(body, ref.bytes)});
-  }
-  // Every path above has finished with the sender's buffer (run, or copied).
+  auto* record = static_cast<const std::byte*>(the_transport().local_address(m.source, ref.owner_addr));
+  if (!record) util::fatal("large RPC bodies from ranks on other machines are not supported by this transport yet");
+  deliver(record, ref.bytes, m.source);
+  // deliver() has finished with the sender's buffer (run, or copied).
   the_transport().am_send(m.source, am_large_done, {}, std::as_bytes(std::span(&ref, 1)), tr::op_none);
 }
-void on_rpc_large(const tr::am_message& m) { on_large(m, kind::call); }
-void on_reply_large(const tr::am_message& m) { on_large(m, kind::reply); }
 
 void on_large_done(const tr::am_message& m) {
   large_ref ref;
@@ -141,20 +164,71 @@ void on_large_done(const tr::am_message& m) {
   upcxx::detail::heap_deallocate(reinterpret_cast<void*>(ref.owner_addr));
 }
 
-void send(upcxx::intrank_t target, const std::byte* body, std::size_t bytes, tr::am_handler_id inline_id,
-          tr::am_handler_id large_id) {
+// Sends target's batch now. Called with the runtime lock held. The buffer is detached while
+// the transport sends it: a transport waiting for room runs handlers, which may queue new
+// records for the same target.
+void flush(upcxx::intrank_t target) {
+  auto& b = st().batches[static_cast<std::size_t>(target)];
+  if (b.used == 0) return;
+  std::byte* buf = std::exchange(b.buf, nullptr);
+  std::size_t used = std::exchange(b.used, 0);
+  the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(buf, used), tr::op_none);
+  if (!b.buf) b.buf = buf;
+  else ::operator delete(buf, std::align_val_t{16});
+}
+
+void flush_all() {
+  auto& s = st();
+  // Flushing may list targets again (see flush); loop until nothing is listed.
+  while (!s.dirty.empty()) {
+    std::vector<upcxx::intrank_t> targets;
+    targets.swap(s.dirty);
+    for (auto t : targets) {
+      s.batches[static_cast<std::size_t>(t)].listed = false;
+      flush(t);
+    }
+    if (s.dirty.empty()) {
+      targets.clear();
+      s.dirty.swap(targets);  // keep the capacity
+    }
+  }
+  g_batched.store(false, std::memory_order_relaxed);
+}
+
+void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   runtime_lock lock;
+  auto& s = st();
+  const std::size_t padded = upcxx::detail::rpc_pad16(bytes);
+  auto& b = s.batches[static_cast<std::size_t>(target)];
+  if (padded <= batch_record_max) [[likely]] {
+    if (b.used + padded > batch_bytes) flush(target);
+    if (!b.buf) b.buf = static_cast<std::byte*>(::operator new(batch_bytes, std::align_val_t{16}));
+    std::byte* dst = b.buf + b.used;
+    std::memcpy(dst, record, bytes);
+    reinterpret_cast<rpc_wire*>(dst)->bytes = static_cast<std::uint32_t>(padded);
+    b.used += padded;
+    if (!b.listed) {
+      b.listed = true;
+      s.dirty.push_back(target);
+      g_batched.store(true, std::memory_order_relaxed);
+    }
+    return;
+  }
+  if (bytes > UINT32_MAX) util::fatal("an RPC of %zu bytes: calls and results are limited to 4 GiB", bytes);
+  flush(target);  // calls from one rank arrive in the order they were made
   auto& tp = the_transport();
+  // Alone, the record needs no padding: it ends the message.
+  reinterpret_cast<rpc_wire*>(record)->bytes = static_cast<std::uint32_t>(bytes);
   if (bytes <= g_max_inline) {
-    tp.am_send(target, inline_id, {}, std::span(body, bytes), tr::op_none);
+    tp.am_send(target, am_batch, {}, std::span<const std::byte>(record, bytes), tr::op_none);
     return;
   }
   // Rendezvous: one copy into our own segment, which the target reads in place.
   void* buf = upcxx::detail::heap_allocate(bytes, 64);
   if (!buf) upcxx::detail::throw_bad_shared_alloc("upcxx::rpc (large argument buffer)", bytes);
-  std::memcpy(buf, body, bytes);
+  std::memcpy(buf, record, bytes);
   large_ref ref{reinterpret_cast<std::uint64_t>(buf), bytes};
-  tp.am_send(target, large_id, {}, std::as_bytes(std::span(&ref, 1)), tr::op_none);
+  tp.am_send(target, am_large, {}, std::as_bytes(std::span(&ref, 1)), tr::op_none);
 }
 
 }  // namespace
@@ -169,10 +243,9 @@ void rpc_attach(transport::transport& tp) {
   upcxx::detail::prepare_function_table();
   if (!tp.caps().active_messages) util::fatal("the %s transport has no active messages", tp.name());
   g_max_inline = tp.caps().am_max_medium;
-  tp.am_register(am_rpc, on_rpc);
-  tp.am_register(am_reply, on_reply);
-  tp.am_register(am_rpc_large, on_rpc_large);
-  tp.am_register(am_reply_large, on_reply_large);
+  st().batches.resize(static_cast<std::size_t>(tp.rank_n()));
+  tp.am_register(am_batch, on_batch);
+  tp.am_register(am_large, on_large);
   tp.am_register(am_large_done, on_large_done);
 }
 
@@ -185,10 +258,15 @@ bool rpc_run_backlog() {
   // Take the current backlog: running calls may add more (they run next time).
   std::deque<owned_message> batch;
   batch.swap(s.backlog);
-  for (auto& m : batch) {
-    if (m.what == kind::call) run_call(m.bytes.data(), m.bytes.size(), m.source, &m);
-    else run_reply(m.bytes.data(), m.bytes.size());
-  }
+  for (auto& m : batch) run_call(m.bytes.data(), m.bytes.size(), m.source, &m);
+  return true;
+}
+
+bool rpc_batched() { return g_batched.load(std::memory_order_relaxed); }
+
+bool rpc_flush() {
+  if (!g_batched.load(std::memory_order_relaxed)) return false;
+  flush_all();
   return true;
 }
 
@@ -196,12 +274,8 @@ bool rpc_run_backlog() {
 
 namespace upcxx::detail {
 
-void rpc_send(intrank_t target, const std::byte* body, std::size_t bytes) {
-  gannet::runtime::send(target, body, bytes, gannet::runtime::am_rpc, gannet::runtime::am_rpc_large);
-}
-
-void rpc_send_reply(intrank_t target, const std::byte* body, std::size_t bytes) {
-  gannet::runtime::send(target, body, bytes, gannet::runtime::am_reply, gannet::runtime::am_reply_large);
+void rpc_send(intrank_t target, std::byte* record, std::size_t bytes) {
+  gannet::runtime::send(target, record, bytes);
 }
 
 std::uint64_t dist_next_id() { return gannet::runtime::st().next_dist_id++; }

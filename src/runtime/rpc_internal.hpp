@@ -22,7 +22,12 @@ class rpc_direct_scope {
   bool previous_;
 };
 
-// Runs calls and replies that arrived while they could not run; returns whether any did.
+// Runs calls that arrived while they could not run; returns whether any did.
 bool rpc_run_backlog();
+
+// Sends every outgoing batch (with the runtime lock held); returns whether any was waiting.
+bool rpc_flush();
+// Whether outgoing records wait in batches (any thread may ask, without the lock).
+bool rpc_batched();
 
 }  // namespace gannet::runtime

@@ -277,6 +277,9 @@ void barrier(const team& t) {
                         "layer, which this build does not have yet");
   {
     gannet::runtime::runtime_lock lock;
+    // Batched calls leave before we arrive: a barrier that is already complete returns
+    // without a progress call, and finalize() detaches right after its barrier.
+    gannet::runtime::rpc_flush();
     r.tp->barrier_arrive();
   }
   gannet::runtime::wait_until_aborting_or(

@@ -2,10 +2,11 @@
 // shipping (lambdas, function pointers, functors), serialized arguments, results and
 // unwrapped futures, completions, dist_object (including calls that arrive before the
 // target constructs it), remote_cx::as_rpc, large (rendezvous) bodies, never-synchronous
-// delivery to self.
+// delivery to self, batching (discharge, barrier, order across sizes).
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -174,6 +175,77 @@ int main() {
       .wait();
   while (g_hits < 1) upcxx::progress();
   upcxx::barrier();
+
+  // ---- batching: calls wait in a batch until progress; discharge() and barrier() send ----
+  // Rank 0 sends one call to rank 1 and then spins on its own memory without making any
+  // progress: only a call that really left can end the spin (rank 1 writes the flag).
+  {
+    auto flag = upcxx::new_<int>(0);
+    auto flags = gannet::all_gather(flag);
+    auto spin_until_set = [&](int want) {
+      std::atomic_ref<int> f(*flag.local());
+      for (long i = 0; f.load() != want; ++i) {
+        SPMD_CHECK(i < 2000000000L);  // a call that never leaves would spin here for ever
+      }
+    };
+    static bool s_got = false;
+    auto set_back = [](upcxx::global_ptr<int> back, int v) {
+      std::atomic_ref<int>(*back.local()).store(v);
+      s_got = true;
+    };
+    if (n > 1) {
+      if (me == 0) {
+        upcxx::rpc_ff(1, set_back, flags[0], 1);
+        SPMD_CHECK(upcxx::progress_required());  // waiting in the batch (spec 10.3)
+        upcxx::discharge();
+        SPMD_CHECK(!upcxx::progress_required());
+        spin_until_set(1);
+      } else if (me == 1) {
+        while (!s_got) upcxx::progress();
+        s_got = false;
+      }
+      upcxx::barrier();
+      if (me == 0) {
+        upcxx::rpc_ff(1, set_back, flags[0], 2);
+        upcxx::barrier();  // sends the batch before arriving
+        spin_until_set(2);
+      } else {
+        upcxx::barrier();
+        if (me == 1) {
+          while (!s_got) upcxx::progress();
+          s_got = false;
+        }
+      }
+    }
+    upcxx::barrier();
+    upcxx::delete_(flag);
+  }
+
+  // Calls from one rank run in the order they were made, across batch boundaries and
+  // whatever path their size takes (batched, alone, rendezvous through the shared heap).
+  {
+    static long s_next = 0;
+    static bool s_disorder = false;
+    const long calls = 3000;
+    const std::size_t used_at_start = upcxx::shared_segment_used();
+    upcxx::barrier();
+    for (long i = 0; i < calls; ++i) {
+      std::size_t bytes = i % 500 == 0 ? 300 * 1024 : i % 11 == 0 ? 3000 : i % 7 == 0 ? 1500 : 8;
+      upcxx::rpc_ff(right,
+                    [](long seq, const std::vector<char>& pad) {
+                      if (seq != s_next || (!pad.empty() && pad.back() != static_cast<char>(seq))) s_disorder = true;
+                      ++s_next;
+                    },
+                    i, std::vector<char>(bytes, static_cast<char>(i)));
+    }
+    while (s_next < calls) upcxx::progress();
+    SPMD_CHECK(!s_disorder && s_next == calls);
+    upcxx::barrier();
+    // The rendezvous buffers are freed once the receiver says it is done with them.
+    for (long i = 0; i < 100000000L && upcxx::shared_segment_used() != used_at_start; ++i) upcxx::progress();
+    SPMD_CHECK(upcxx::shared_segment_used() == used_at_start);
+    upcxx::barrier();
+  }
 
   // ---- a large body (rendezvous through the sender's shared heap) ----
   std::vector<std::uint64_t> big(1 << 19);  // 4 MiB
