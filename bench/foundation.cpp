@@ -1,9 +1,16 @@
 // Foundation figures next to the limits measured in the same run:
 //   barrier() latency (ns per barrier) at the job's rank count, against the cross-process
-//   cache-line half round trip; and a store through global_ptr::local() into another rank's
+//   cache-line half round trip and against plain_barrier: the same processes meeting through
+//   one atomic counter in shared memory with no library (waiting with sched_yield when ranks
+//   outnumber cores, as they must then let each other run; yield_handover is the cost of
+//   one such context switch); and a store through global_ptr::local() into another rank's
 //   heap, against the plain 8-byte store loop.
 // Run: gannet-run -n 2 gannet-bench-foundation   (rank 0 prints; min and median of repeats)
+#include <sched.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -17,25 +24,58 @@ namespace gb = gannet::bench;
 
 int main() {
   const gb::limits lim = gb::print_limits_on_first_rank();
+  gb::stats handover{};
+  if (!std::getenv("GANNET_RANK") || std::atoi(std::getenv("GANNET_RANK")) == 0) {
+    handover = gb::yield_handover();
+    gb::print_row("yield_handover", handover, "switch");
+  }
 
   upcxx::init();
   const int me = upcxx::rank_me(), n = upcxx::rank_n();
 
-  // ---- barrier ----
+  // ---- barrier, alternating with the plain barrier of the same processes ----
+  cpu_set_t cpus;
+  int cores = ::sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+  const bool oversubscribed = n > cores;
+  auto counter_here = upcxx::new_array<std::uint64_t>(2);
+  auto counter = gannet::all_gather(counter_here)[0];
+  auto* arrivals = counter.local();
+  std::uint64_t plain_epoch = 0;
+  auto plain_barrier = [&] {
+    ++plain_epoch;
+    std::atomic_ref<std::uint64_t> count(arrivals[0]), done(arrivals[1]);
+    if (count.fetch_add(1, std::memory_order_acq_rel) + 1 == plain_epoch * n) {
+      done.store(plain_epoch, std::memory_order_release);
+      return;
+    }
+    while (done.load(std::memory_order_acquire) < plain_epoch)
+      if (oversubscribed) ::sched_yield();
+  };
   constexpr int repeats = 15, iters = 20000;
-  std::vector<double> per_barrier;
+  std::vector<double> per_barrier, per_plain;
   for (int r = 0; r < repeats; ++r) {
     upcxx::barrier();
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < iters; ++i) upcxx::barrier();
     auto t1 = std::chrono::steady_clock::now();
     per_barrier.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / iters);
+    upcxx::barrier();
+    t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < iters; ++i) plain_barrier();
+    t1 = std::chrono::steady_clock::now();
+    per_plain.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / iters);
   }
-  gb::stats bar;
-  bar.min_ns = *std::min_element(per_barrier.begin(), per_barrier.end());
-  bar.median_ns = gb::detail::median_of(per_barrier);
-  bar.repeats = repeats;
-  bar.ops = iters;
+  auto summarize = [&](const std::vector<double>& per) {
+    gb::stats s;
+    s.min_ns = *std::min_element(per.begin(), per.end());
+    s.median_ns = gb::detail::median_of(per);
+    s.repeats = repeats;
+    s.ops = iters;
+    return s;
+  };
+  gb::stats bar = summarize(per_barrier), plain = summarize(per_plain);
+  upcxx::barrier();
+  upcxx::delete_array(counter_here);
 
   // ---- stores through local() into the next rank's heap ----
   constexpr std::size_t words = 32 * 1024 / sizeof(long);  // 32 KiB, as the store limit
@@ -64,9 +104,16 @@ int main() {
   upcxx::barrier();
 
   if (me == 0) {
+    gb::print_row("plain_barrier_n" + std::to_string(n), plain, "barrier", "limit");
     gb::print_row("barrier_n" + std::to_string(n), bar, "barrier", "gannet");
     std::printf("ratio barrier_n%d/pingpong_half_rtt min=%.2f  (round trip: %.2f)\n", n,
                 bar.min_ns / lim.pingpong_half_rtt.min_ns, bar.min_ns / (2 * lim.pingpong_half_rtt.min_ns));
+    std::printf("ratio barrier_n%d/plain_barrier_n%d min=%.2f\n", n, n, bar.min_ns / plain.min_ns);
+    std::printf("ratio plain_barrier_n%d/pingpong_half_rtt min=%.2f  (round trip: %.2f); cores=%d%s\n", n,
+                plain.min_ns / lim.pingpong_half_rtt.min_ns, plain.min_ns / (2 * lim.pingpong_half_rtt.min_ns), cores,
+                oversubscribed ? " (ranks outnumber cores)" : "");
+    if (handover.min_ns > 0)
+      std::printf("ratio barrier_n%d/yield_handover min=%.2f\n", n, bar.min_ns / handover.min_ns);
     gb::print_row("store_via_local", st, "store", "gannet");
     std::printf("ratio store_via_local/store_8b min=%.2f\n", st.min_ns / lim.store_8b.min_ns);
   }

@@ -337,6 +337,56 @@ inline stats pingpong_half_rtt(options const& opt = {}) {
 }
 
 // ---------------------------------------------------------------------------
+// Core handover: two processes pinned to one CPU take turns through a shared counter,
+// each yielding the CPU (sched_yield) until it is its turn. One operation is one turn,
+// i.e. one context switch: the floor for any wait in which a rank must let another rank
+// that shares its core run (more ranks than cores).
+inline stats yield_handover(options const& opt = {}) {
+  void* mem = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) throw std::runtime_error(std::string("yield_handover: mmap: ") + std::strerror(errno));
+  auto* turn = new (mem) std::atomic<std::uint64_t>(0);  // even: parent's turn, odd: child's
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  int cpu = ::sched_getcpu();
+  CPU_SET(cpu < 0 ? 0 : cpu, &one);
+  cpu_set_t before;
+  ::sched_getaffinity(0, sizeof before, &before);
+  ::sched_setaffinity(0, sizeof one, &one);
+  pid_t const parent = ::getpid();
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
+    for (;;) {
+      std::uint64_t v;
+      while ((v = turn->load(std::memory_order_acquire)) % 2 == 0) ::sched_yield();
+      if (v == ~std::uint64_t(0)) ::_exit(0);
+      turn->store(v + 1, std::memory_order_release);
+    }
+  }
+  stats r{};
+  if (child > 0) {
+    r = measure(
+        [turn](std::uint64_t n) {
+          for (std::uint64_t i = 0; i < n; ++i) {
+            turn->fetch_add(1, std::memory_order_acq_rel);  // odd: the child's turn
+            while (turn->load(std::memory_order_acquire) % 2 != 0) ::sched_yield();
+          }
+          return 2 * n;  // two handovers per exchange
+        },
+        opt);
+    turn->store(~std::uint64_t(0), std::memory_order_release);
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  ::sched_setaffinity(0, sizeof before, &before);
+  ::munmap(mem, 4096);
+  if (child < 0) throw std::runtime_error(std::string("yield_handover: fork: ") + std::strerror(errno));
+  return r;
+}
+
+// ---------------------------------------------------------------------------
 // memcpy of `size` bytes, called out of line: the floor for copying a
 // payload, and for the 8-byte case the cost of a library call that moves it.
 inline stats memcpy_ns(std::size_t size, options const& opt = {}) {

@@ -100,7 +100,7 @@ void choose_spin_limit(int local_ranks) {
   int cores = 0;
   if (::sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
   if (cores <= 0) cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
-  g_spin_limit = (cores > 0 && local_ranks > cores) ? 2 : 64;
+  g_spin_limit = (cores > 0 && local_ranks > cores) ? 1 : 64;
 }
 
 namespace {

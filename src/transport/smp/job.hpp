@@ -20,7 +20,7 @@
 namespace gannet::smp {
 
 inline constexpr std::uint64_t job_magic = 0x31424f4a544e4e47ull;  // "GNNTJOB1"
-inline constexpr std::uint32_t job_version = 3;
+inline constexpr std::uint32_t job_version = 4;
 inline constexpr std::size_t cache_line = 64;
 inline constexpr std::size_t segment_align = 64 * 1024;
 inline constexpr int max_barrier_rounds = 32;
@@ -70,6 +70,10 @@ struct job_header {
   std::int32_t launcher_pid;
   alignas(cache_line) std::atomic<std::uint32_t> abort;       // set by the launcher on teardown
   alignas(cache_line) std::atomic<std::uint32_t> boot_count;  // ranks through bootstrap
+  // Central barrier (used when ranks outnumber cores): arrivals ever, and the last barrier
+  // every rank has arrived at. Both only grow.
+  alignas(cache_line) std::atomic<std::uint64_t> barrier_arrivals;
+  alignas(cache_line) std::atomic<std::uint64_t> barrier_done;
 };
 
 struct job_layout {

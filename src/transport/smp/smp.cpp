@@ -68,6 +68,13 @@ class smp_transport final : public transport {
 
     rounds_ = 0;
     while ((1 << rounds_) < n_) ++rounds_;
+    central_barrier_ = n_ > available_cores();
+    // GANNET_BARRIER=central|dissemination overrides the choice (tests run both anywhere).
+    if (const char* b = std::getenv("GANNET_BARRIER"); b && *b) {
+      if (std::strcmp(b, "central") == 0) central_barrier_ = true;
+      else if (std::strcmp(b, "dissemination") == 0) central_barrier_ = false;
+      else util::fatal("GANNET_BARRIER='%s': expected 'central' or 'dissemination'", b);
+    }
 
     local_.resize(static_cast<std::size_t>(n_));
     std::iota(local_.begin(), local_.end(), 0);
@@ -147,16 +154,30 @@ class smp_transport final : public transport {
     return status::ok;
   }
 
-  // Dissemination barrier (Hensgen, Finkel & Manber): in round k rank i signals rank
-  // (i + 2^k) mod n and waits for rank (i - 2^k) mod n. ceil(log2 n) rounds, each flag has
-  // a single writer, and epochs only grow, so nothing is ever reset.
+  // Two barriers, chosen at start-up:
+  //  - Dissemination (Hensgen, Finkel & Manber) when every rank has a core: in round k rank i
+  //    signals rank (i + 2^k) mod n and waits for rank (i - 2^k) mod n. ceil(log2 n) rounds,
+  //    each flag has a single writer, and epochs only grow, so nothing is ever reset.
+  //  - A central counter when ranks outnumber cores: then every barrier costs context
+  //    switches (a waiting rank must yield its core to a rank that has not arrived), and a
+  //    rank that needs a partner to run between its rounds costs more of them than a single
+  //    round. Each rank adds one arrival; the rank whose arrival completes barrier e
+  //    (arrivals == e * n) publishes e.
   void barrier_arrive() override {
     ++epoch_;
     round_ = 0;
     signalled_ = false;
+    if (central_barrier_) {
+      // acq_rel: our writes before the barrier are released to whoever completes it, and
+      // the completer acquires every arrival's writes before publishing.
+      std::uint64_t arrived = header_->barrier_arrivals.fetch_add(1, std::memory_order_acq_rel) + 1;
+      if (arrived == epoch_ * static_cast<std::uint64_t>(n_))
+        header_->barrier_done.store(epoch_, std::memory_order_release);
+    }
   }
 
   bool barrier_test() override {
+    if (central_barrier_) return header_->barrier_done.load(std::memory_order_acquire) >= epoch_;
     while (round_ < rounds_) {
       if (!signalled_) {
         int partner = (me_ + (1 << round_)) % n_;
@@ -332,6 +353,15 @@ class smp_transport final : public transport {
   std::uint64_t epoch_ = 0;
   int round_ = 0;
   bool signalled_ = false;
+  bool central_barrier_ = false;
+
+  static int available_cores() {
+    cpu_set_t set;
+    int cores = 0;
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
+    if (cores <= 0) cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+    return cores > 0 ? cores : 1;
+  }
 };
 
 }  // namespace
