@@ -83,10 +83,10 @@ struct rpc_state {
   std::vector<upcxx::intrank_t> dirty;  // targets with records waiting
 };
 
-rpc_state& st() {
-  static rpc_state s;
-  return s;
-}
+// A plain global, not a function-local static: the send path reads it on every call and
+// should not pay for a guard. Nothing uses it before init (no RPC can be made then).
+rpc_state g_rpc;
+inline rpc_state& st() { return g_rpc; }
 
 thread_local bool t_direct = false;  // inside master user progress: calls may run in place
 std::size_t g_max_inline = 0;        // the transport's medium-message limit, read at attach
@@ -105,6 +105,8 @@ void run_reply(const std::byte* record, std::size_t bytes) {
 
 // Runs a call now, or parks it on the first dist_object it names that does not exist here
 // yet (spec §6.6: execution waits until every named instance is constructed).
+void flush_all();
+
 void run_call(const std::byte* record, std::size_t bytes, upcxx::intrank_t source, owned_message* owned) {
   const auto* w = reinterpret_cast<const rpc_wire*>(record);
   if (w->dist_ids) [[unlikely]] {
@@ -145,6 +147,10 @@ void on_batch(const tr::am_message& m) {
     deliver(p, bytes, m.source);
     p += bytes;
   }
+  // Replies (and calls) the batch's calls made leave now: a caller is probably waiting for
+  // them, and the next thing poll() does is look at the next ring slot, a cache miss when
+  // the ring is empty.
+  if (g_batched.load(std::memory_order_relaxed)) flush_all();
 }
 
 // Large records are read where the sender left them; the sender frees them when told.
@@ -204,7 +210,14 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
     if (b.used + padded > batch_bytes) flush(target);
     if (!b.buf) b.buf = static_cast<std::byte*>(::operator new(batch_bytes, std::align_val_t{16}));
     std::byte* dst = b.buf + b.used;
-    std::memcpy(dst, record, bytes);
+    if (bytes <= 128) {
+      // A short inline loop rather than a call, for the common record of a few tens of bytes.
+      std::size_t i = 0;
+      for (; i + 16 <= bytes; i += 16) std::memcpy(dst + i, record + i, 16);
+      for (; i < bytes; ++i) dst[i] = record[i];
+    } else {
+      std::memcpy(dst, record, bytes);
+    }
     reinterpret_cast<rpc_wire*>(dst)->bytes = static_cast<std::uint32_t>(padded);
     b.used += padded;
     if (!b.listed) {
