@@ -22,9 +22,10 @@
 #include <atomic>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <new>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "runtime/runtime.hpp"
@@ -63,8 +64,12 @@ struct owned_message {
 
 // One target's outgoing batch. The buffer is allocated at the first record for that target
 // and kept: steady traffic allocates nothing.
+struct batch_free {
+  void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{16}); }
+};
+using batch_buffer = std::unique_ptr<std::byte, batch_free>;
 struct out_batch {
-  std::byte* buf = nullptr;
+  batch_buffer buf;
   std::size_t used = 0;
   bool listed = false;  // in rpc_state::dirty
 };
@@ -176,11 +181,10 @@ void on_large_done(const tr::am_message& m) {
 void flush(upcxx::intrank_t target) {
   auto& b = st().batches[static_cast<std::size_t>(target)];
   if (b.used == 0) return;
-  std::byte* buf = std::exchange(b.buf, nullptr);
+  batch_buffer buf = std::move(b.buf);
   std::size_t used = std::exchange(b.used, 0);
-  the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(buf, used), tr::op_none);
-  if (!b.buf) b.buf = buf;
-  else ::operator delete(buf, std::align_val_t{16});
+  the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(buf.get(), used), tr::op_none);
+  if (!b.buf) b.buf = std::move(buf);  // else a new one is in use: this one is freed
 }
 
 void flush_all() {
@@ -208,8 +212,8 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   auto& b = s.batches[static_cast<std::size_t>(target)];
   if (padded <= batch_record_max) [[likely]] {
     if (b.used + padded > batch_bytes) flush(target);
-    if (!b.buf) b.buf = static_cast<std::byte*>(::operator new(batch_bytes, std::align_val_t{16}));
-    std::byte* dst = b.buf + b.used;
+    if (!b.buf) b.buf.reset(static_cast<std::byte*>(::operator new(batch_bytes, std::align_val_t{16})));
+    std::byte* dst = b.buf.get() + b.used;
     if (bytes <= 128) {
       // A short inline loop rather than a call, for the common record of a few tens of bytes.
       std::size_t i = 0;
