@@ -4,12 +4,13 @@
 // dist_object registry.
 //
 // Batching (aggregation). Call and reply records bound for one rank are packed back to
-// back into that rank's batch, a private buffer of batch_bytes; the batch leaves as one
-// active message when the next record does not fit, and at every progress call (internal
-// or user), so a caller that waits for anything flushes first. Until then the records are
+// back into that rank's batch, a private buffer of 8 KiB; the batch leaves as one
+// active message when the next record does not fit, at every progress call (internal or
+// user), so a caller that waits for anything flushes first, after each incoming batch
+// (replies), and before barrier() arrives. Until then the records are
 // "progress required" (spec 10.3): progress_required() says so and discharge() sends them.
 // A message then costs the transport once per batch instead of once per call, and the
-// receiver drains a whole batch in one poll. Records larger than batch_record_max travel
+// receiver drains a whole batch in one poll. Records over a quarter of a batch travel
 // alone (after the target's batch, to keep the order of calls from one rank).
 //
 // Where a call runs: an incoming call is executed directly on the message (no copy) when it
@@ -19,6 +20,7 @@
 // backlog, which the next such user-level progress runs first. Memory bound: the backlog
 // holds at most the calls that other ranks sent to this rank while it made no user-level
 // progress, each stored once (body + 40 bytes); nothing else grows with traffic.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <deque>
@@ -48,8 +50,11 @@ enum : tr::am_handler_id {
   am_large_done = 5,  // the receiver is done with a large record: the sender frees it
 };
 
-constexpr std::size_t batch_bytes = 8192;
-constexpr std::size_t batch_record_max = 2048;
+// A batch is at most 8 KiB (less if the transport's messages are smaller); records of up to
+// a quarter of that share batches, larger ones travel alone.
+constexpr std::size_t batch_bytes_max = 8192;
+std::size_t g_batch_bytes = batch_bytes_max;
+std::size_t g_batch_record_max = batch_bytes_max / 4;
 
 // A large body: where it lies in the sender's segment.
 struct large_ref {
@@ -183,7 +188,8 @@ void flush(upcxx::intrank_t target) {
   if (b.used == 0) return;
   batch_buffer buf = std::move(b.buf);
   std::size_t used = std::exchange(b.used, 0);
-  the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(buf.get(), used), tr::op_none);
+  auto status = the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(buf.get(), used), tr::op_none);
+  if (status != tr::status::ok) util::fatal("sending a batch of RPCs to rank %d failed", target);
   if (!b.buf) b.buf = std::move(buf);  // else a new one is in use: this one is freed
 }
 
@@ -210,9 +216,9 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   auto& s = st();
   const std::size_t padded = upcxx::detail::rpc_pad16(bytes);
   auto& b = s.batches[static_cast<std::size_t>(target)];
-  if (padded <= batch_record_max) [[likely]] {
-    if (b.used + padded > batch_bytes) flush(target);
-    if (!b.buf) b.buf.reset(static_cast<std::byte*>(::operator new(batch_bytes, std::align_val_t{16})));
+  if (padded <= g_batch_record_max) [[likely]] {
+    if (b.used + padded > g_batch_bytes) flush(target);
+    if (!b.buf) b.buf.reset(static_cast<std::byte*>(::operator new(g_batch_bytes, std::align_val_t{16})));
     std::byte* dst = b.buf.get() + b.used;
     if (bytes <= 128) {
       // A short inline loop rather than a call, for the common record of a few tens of bytes.
@@ -260,6 +266,8 @@ void rpc_attach(transport::transport& tp) {
   upcxx::detail::prepare_function_table();
   if (!tp.caps().active_messages) util::fatal("the %s transport has no active messages", tp.name());
   g_max_inline = tp.caps().am_max_medium;
+  g_batch_bytes = std::min(batch_bytes_max, g_max_inline & ~std::size_t{15});
+  g_batch_record_max = g_batch_bytes / 4;
   st().batches.resize(static_cast<std::size_t>(tp.rank_n()));
   tp.am_register(am_batch, on_batch);
   tp.am_register(am_large, on_large);
