@@ -182,12 +182,15 @@ void on_large_done(const tr::am_message& m) {
 
 // Sends target's batch now. Called with the runtime lock held. The buffer is detached while
 // the transport sends it: a transport waiting for room runs handlers, which may queue new
-// records for the same target.
+// records for the same target. Calls that arrive meanwhile wait in the backlog: a blocked
+// send is internal progress, even when it happens inside user-level progress (a call that
+// sends), and must not run user code (spec 10.1).
 void flush(upcxx::intrank_t target) {
   auto& b = st().batches[static_cast<std::size_t>(target)];
   if (b.used == 0) return;
   batch_buffer buf = std::move(b.buf);
   std::size_t used = std::exchange(b.used, 0);
+  rpc_direct_scope internal_only(false);
   auto status = the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(buf.get(), used), tr::op_none);
   if (status != tr::status::ok) util::fatal("sending a batch of RPCs to rank %d failed", target);
   if (!b.buf) b.buf = std::move(buf);  // else a new one is in use: this one is freed
@@ -242,6 +245,7 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   auto& tp = the_transport();
   // Alone, the record needs no padding: it ends the message.
   reinterpret_cast<rpc_wire*>(record)->bytes = static_cast<std::uint32_t>(bytes);
+  rpc_direct_scope internal_only(false);  // as in flush()
   if (bytes <= g_max_inline) {
     tp.am_send(target, am_batch, {}, std::span<const std::byte>(record, bytes), tr::op_none);
     return;
