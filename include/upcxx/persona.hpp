@@ -1,5 +1,6 @@
 // Personas and progress (spec chapter 10): persona, persona_scope, master/current/default
-// persona, liberate_master_persona, lpc/lpc_ff, in_progress, discharge, progress_required.
+// persona, liberate_master_persona, lpc/lpc_ff, top/default_persona_scope, in_progress,
+// discharge, progress_required.
 //
 // A persona receives notifications. Every OS thread has a stack of active personas whose
 // bottom is its default persona; the thread that calls init() also holds the master
@@ -107,10 +108,18 @@ persona& current_persona();
 // Releases the master persona from the thread that called init (spec §10.5.1 ¶43-45).
 void liberate_master_persona();
 
+class persona_scope;
+namespace detail {
+struct implicit_scope_tag {};
+void persona_scope_moved(persona_scope* from, persona_scope* to) noexcept;
+}  // namespace detail
+
 class persona_scope {
  public:
   // Pushes p on the calling thread's persona stack; the destructor pops it.
   explicit persona_scope(persona& p) { push(p); }
+  // Internal: the scope every thread starts with, on its default persona (spec 10.5.2 ¶18).
+  persona_scope(detail::implicit_scope_tag, persona& p) noexcept : persona_(&p) {}
   // Locks mutex, then pushes p; the destructor pops p, then unlocks.
   template <typename Mutex>
   persona_scope(Mutex& mutex, persona& p) {
@@ -121,6 +130,7 @@ class persona_scope {
   }
   persona_scope(persona_scope&& o) noexcept
       : persona_(o.persona_), mutex_(o.mutex_), unlock_(o.unlock_), active_(o.active_) {
+    if (active_) detail::persona_scope_moved(&o, this);
     o.active_ = false;
     o.mutex_ = nullptr;
   }
@@ -137,12 +147,20 @@ class persona_scope {
   bool active_ = false;
 };
 
+// The calling thread's innermost live persona_scope, and the implicit bottom one on its
+// default persona (spec 10.5.2 ¶17-22).
+persona_scope& top_persona_scope();
+persona_scope& default_persona_scope();
+
 // True while the calling thread runs callbacks inside user-level progress (§10.2).
 bool in_progress();
-// Whether operations initiated by this thread still need internal progress to reach their
-// targets (§10.3); discharge() makes internal progress until they do not.
-bool progress_required();
-void discharge();
+// Whether operations initiated by the personas of ps still need internal progress to reach
+// their targets (§10.3); discharge() makes internal progress until they do not. This
+// implementation answers for the whole process (outgoing RPC batches and parked messages
+// are shared by its threads), which the specification allows: true means some persona's
+// operations need progress.
+bool progress_required(persona_scope& ps = top_persona_scope());
+void discharge(persona_scope& ps = top_persona_scope());
 
 namespace detail {
 

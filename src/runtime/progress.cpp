@@ -20,8 +20,13 @@ persona g_master;
 struct thread_state {
   persona default_p;
   std::vector<persona*> stack;  // stack.front() is the default persona, back() the current
+  persona_scope default_scope{detail::implicit_scope_tag{}, default_p};
+  std::vector<persona_scope*> scopes;  // live scopes, innermost last; front() is default_scope
   bool in_user_progress = false;
-  thread_state() { stack.push_back(&default_p); }
+  thread_state() {
+    stack.push_back(&default_p);
+    scopes.push_back(&default_scope);
+  }
 };
 
 thread_state& tls() {
@@ -136,29 +141,46 @@ void liberate_master_persona() {
 
 void persona_scope::push(persona& p) {
   persona_ = &p;
-  tls().stack.push_back(&p);
+  auto& t = tls();
+  t.stack.push_back(&p);
+  t.scopes.push_back(this);
   active_ = true;
 }
 
 persona_scope::~persona_scope() {
   if (active_) {
-    auto& st = tls().stack;
-    if (st.size() < 2 || st.back() != persona_)
+    auto& t = tls();
+    if (t.stack.size() < 2 || t.stack.back() != persona_ || t.scopes.back() != this)
       gannet::util::fatal("persona_scope destroyed out of order (spec 10.5.2: scopes nest)");
-    st.pop_back();
+    t.stack.pop_back();
+    t.scopes.pop_back();
   }
   if (mutex_) unlock_(mutex_);
 }
 
+namespace detail {
+void persona_scope_moved(persona_scope* from, persona_scope* to) noexcept {
+  auto& scopes = tls().scopes;
+  for (std::size_t i = scopes.size(); i-- > 0;)
+    if (scopes[i] == from) {
+      scopes[i] = to;
+      return;
+    }
+}
+}  // namespace detail
+
+persona_scope& top_persona_scope() { return *tls().scopes.back(); }
+persona_scope& default_persona_scope() { return *tls().scopes.front(); }
+
 bool in_progress() { return tls().in_user_progress; }
 
-bool progress_required() {
+bool progress_required(persona_scope&) {
   return detail::g_state.init_count > 0 &&
          (gannet::runtime::rpc_batched() || gannet::runtime::the_transport().progress_required());
 }
 
-void discharge() {
-  while (progress_required()) progress(progress_level::internal);
+void discharge(persona_scope& ps) {
+  while (progress_required(ps)) progress(progress_level::internal);
 }
 
 void progress(progress_level level) { progress_once(level); }

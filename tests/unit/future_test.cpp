@@ -253,6 +253,42 @@ TEST(Persona, StackAndMaster) {
   EXPECT_EQ(ran_on_main, 1);
 }
 
+TEST(Persona, TopAndDefaultScopes) {
+  upcxx::persona_scope& bottom = upcxx::default_persona_scope();
+  EXPECT_EQ(&upcxx::top_persona_scope(), &bottom) << "no scope of ours yet: the implicit one is on top";
+  upcxx::persona mine;
+  {
+    upcxx::persona_scope outer(mine);
+    EXPECT_EQ(&upcxx::top_persona_scope(), &outer);
+    auto make = [] { return upcxx::persona_scope(upcxx::default_persona()); };
+    upcxx::persona_scope inner = make();  // returned by value: still the top scope
+    EXPECT_EQ(&upcxx::top_persona_scope(), &inner);
+    EXPECT_EQ(&upcxx::default_persona_scope(), &bottom);
+    upcxx::persona_scope moved(std::move(inner));  // the moved-to object takes its place
+    EXPECT_EQ(&upcxx::top_persona_scope(), &moved);
+    EXPECT_EQ(&upcxx::current_persona(), &upcxx::default_persona());
+  }
+  EXPECT_EQ(&upcxx::top_persona_scope(), &bottom);
+  std::thread t([&] {
+    EXPECT_NE(&upcxx::default_persona_scope(), &bottom) << "every thread has its own";
+    EXPECT_EQ(&upcxx::top_persona_scope(), &upcxx::default_persona_scope());
+  });
+  t.join();
+}
+
+TEST(Progress, CallsWaitInTheBatchUntilDischarged) {
+  static int ran = 0;
+  ran = 0;
+  upcxx::rpc_ff(upcxx::rank_me(), [] { ++ran; });
+  EXPECT_TRUE(upcxx::progress_required());
+  EXPECT_TRUE(upcxx::progress_required(upcxx::top_persona_scope()));
+  upcxx::discharge(upcxx::default_persona_scope());
+  EXPECT_FALSE(upcxx::progress_required());
+  EXPECT_EQ(ran, 0) << "a call runs only in user-level progress";
+  while (ran == 0) upcxx::progress();
+  EXPECT_EQ(ran, 1);
+}
+
 TEST(Progress, InProgressInsideCallbacks) {
   EXPECT_FALSE(upcxx::in_progress());
   bool inside = false;
