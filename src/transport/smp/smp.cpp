@@ -216,7 +216,9 @@ class smp_transport final : public transport {
       did = true;
     }
     --poll_depth_;
-    if (watch_seconds_ > 0 && (++polls_ & 1023) == 0) check_attentiveness();
+    // Every 64 polls: often enough that a loaded machine, where each idle poll may give the
+    // core away for a time slice, does not make our own observations look stale.
+    if (watch_seconds_ > 0 && (++polls_ & 63) == 0) check_attentiveness();
     return did;
   }
 
@@ -288,7 +290,7 @@ class smp_transport final : public transport {
     auto now = std::chrono::steady_clock::now();
     // Our own observations are only evidence if we kept making them: after a pause of our
     // own (we were computing, or asleep) start watching afresh.
-    bool stale = std::chrono::duration<double>(now - last_check_).count() > watch_seconds_ / 4;
+    bool stale = std::chrono::duration<double>(now - last_check_).count() > watch_seconds_ / 2;
     last_check_ = now;
     for (int r = 0; r < n_; ++r) {
       if (r == me_) continue;
