@@ -178,22 +178,74 @@ inline constexpr std::size_t rpc_inline_bytes = 512;
 template <typename Fn, typename... Args>
 struct rpc_exec;
 
+// Where serial_writer::place() puts a function object and arguments that are all serialized
+// as plain bytes, after a header of `start` bytes: such a call's layout is known at compile
+// time, so it is written with fixed-offset copies instead of the generic writer.
+template <typename Fn, typename... Args>
+struct fixed_layout {
+  std::size_t fn = 0;
+  std::size_t args[sizeof...(Args) + 1] = {};
+  std::size_t end = 0;
+  constexpr explicit fixed_layout(std::size_t start) {
+    std::size_t at = start;
+    auto place = [&at](std::size_t align, std::size_t n) {
+      at = (at + align - 1) & ~(align - 1);
+      std::size_t p = at;
+      at += n;
+      return p;
+    };
+    fn = place(serial_align<Fn>, sizeof(Fn));
+    std::size_t i = 0;
+    ((args[i++] = place(serial_align<Args>, sizeof(Args))), ...);
+    end = at;
+  }
+};
+template <typename T>
+inline constexpr bool plain_bytes_arg_v =
+    kind_of<T>() == serial_kind::trivial && !rpc_arg<T>::dist && !std::is_same_v<T, team>;
+template <typename Fn, typename... Args>
+inline constexpr bool fixed_layout_call_v = [] {
+  if constexpr (is_function_pointer_v<Fn> || kind_of<Fn>() != serial_kind::trivial ||
+                !(plain_bytes_arg_v<Args> && ...)) {
+    return false;
+  } else {
+    return fixed_layout<Fn, Args...>(sizeof(rpc_wire) + 16).end <= rpc_inline_bytes;
+  }
+}();
+
 // Serializes one call record into a buffer that starts on the stack (no allocation for small
 // calls) and sends it.
 template <typename Fn, typename... Args>
 void send_call(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Args&... args) {
   using exec = rpc_exec<Fn, std::remove_cvref_t<Args>...>;
   constexpr std::uint16_t n_ids = (rpc_arg<std::remove_cvref_t<Args>>::dist + ... + 0);
-  alignas(16) std::byte inline_buf[rpc_inline_bytes];
-  serial_writer w(inline_buf, sizeof inline_buf);
-  const std::uint16_t kind = reply_to ? rpc_call_reply : rpc_call;
-  serialize_into(w, rpc_wire{0, kind, n_ids, exec_token<&exec::run>().bits});
-  if (reply_to) serialize_into(w, std::array<std::uint64_t, 2>{reply_to, 0});
-  (write_dist_id(w, args), ...);
-  if constexpr (n_ids % 2 != 0) serialize_into(w, std::uint64_t{0});  // pad the ids to 16
-  write_function(w, fn);
-  (write_arg(w, args), ...);
-  rpc_send(target, w.data(), w.size());
+  if constexpr (fixed_layout_call_v<Fn, std::remove_cvref_t<Args>...>) {
+    using layout = fixed_layout<Fn, std::remove_cvref_t<Args>...>;
+    static constexpr layout plain(sizeof(rpc_wire)), with_reply(sizeof(rpc_wire) + 16);
+    const layout& at = reply_to ? with_reply : plain;
+    alignas(16) std::byte buf[with_reply.end];
+    const rpc_wire wire{0, reply_to ? rpc_call_reply : rpc_call, 0, exec_token<&exec::run>().bits};
+    std::memcpy(buf, &wire, sizeof wire);
+    if (reply_to) {
+      const std::uint64_t to[2] = {reply_to, 0};
+      std::memcpy(buf + sizeof wire, to, sizeof to);
+    }
+    std::memcpy(buf + at.fn, addr_of(fn), sizeof(Fn));
+    std::size_t i = 0;
+    (std::memcpy(buf + at.args[i++], addr_of(args), sizeof(Args)), ...);
+    rpc_send(target, buf, at.end);
+  } else {
+    alignas(16) std::byte inline_buf[rpc_inline_bytes];
+    serial_writer w(inline_buf, sizeof inline_buf);
+    const std::uint16_t kind = reply_to ? rpc_call_reply : rpc_call;
+    serialize_into(w, rpc_wire{0, kind, n_ids, exec_token<&exec::run>().bits});
+    if (reply_to) serialize_into(w, std::array<std::uint64_t, 2>{reply_to, 0});
+    (write_dist_id(w, args), ...);
+    if constexpr (n_ids % 2 != 0) serialize_into(w, std::uint64_t{0});  // pad the ids to 16
+    write_function(w, fn);
+    (write_arg(w, args), ...);
+    rpc_send(target, w.data(), w.size());
+  }
 }
 
 template <typename... V>
