@@ -26,6 +26,10 @@
 
 namespace upcxx {
 
+template <typename T>
+class dist_object;
+class team;
+
 namespace detail {
 
 enum class cx_event : unsigned char { source, remote, operation };
@@ -55,12 +59,37 @@ template <bool Blocking>
 struct buffered_cx {
   static constexpr cx_event event = cx_event::source;
 };
+// How remote_cx::as_rpc keeps an argument until the operation completes: by value, except
+// dist_object<T>& and team&, which travel as ids (spec 7.3 ¶18, 6.6) and are kept by
+// address, as rpc takes them.
+template <typename A>
+struct cx_arg {
+  using stored = A;
+  template <typename U>
+  static A keep(U&& u) {
+    return A(std::forward<U>(u));
+  }
+  static const A& use(const A& a) { return a; }
+};
+template <typename T>
+struct cx_arg<dist_object<T>> {
+  using stored = const dist_object<T>*;
+  static stored keep(const dist_object<T>& d) { return &d; }
+  static const dist_object<T>& use(stored p) { return *p; }
+};
+template <>
+struct cx_arg<team> {
+  using stored = const team*;
+  static stored keep(const team& t) { return &t; }
+  static const team& use(stored p) { return *p; }
+};
+
 // remote_cx::as_rpc: runs fn(args...) on the target at remote completion (rpc.hpp).
 template <typename Fn, typename... Args>
 struct rpc_cx {
   static constexpr cx_event event = cx_event::remote;
   Fn fn;
-  std::tuple<Args...> args;
+  std::tuple<typename cx_arg<Args>::stored...> args;
 };
 template <typename Fn, typename... Args>
 void send_remote_cx(const rpc_cx<Fn, Args...>& item, intrank_t target);  // rpc.hpp
@@ -116,7 +145,9 @@ struct remote_cx {
   static detail::completions<detail::rpc_cx<std::decay_t<Func>, std::decay_t<Args>...>> as_rpc(Func&& func,
                                                                                                 Args&&... args) {
     return {{detail::rpc_cx<std::decay_t<Func>, std::decay_t<Args>...>{
-        std::forward<Func>(func), std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)}}};
+        std::forward<Func>(func),
+        std::tuple<typename detail::cx_arg<std::decay_t<Args>>::stored...>(
+            detail::cx_arg<std::decay_t<Args>>::keep(std::forward<Args>(args))...)}}};
   }
 };
 

@@ -86,9 +86,20 @@ void write_function(serial_writer& w, const Fn& fn) {
   }
 }
 
+// The callee's type for a function object. A function object that cannot be serialized
+// maps to itself, so that write_function's static_assert is the error the user sees.
+template <typename Fn, bool = is_function_pointer_v<Fn> || !is_serializable<Fn>::value>
+struct stored_function {
+  using type = Fn;
+};
+template <typename Fn>
+struct stored_function<Fn, false> {
+  using type = deserialized_type_t<Fn>;
+};
+
 template <typename Fn>
 struct function_holder {
-  using stored = std::conditional_t<is_function_pointer_v<Fn>, Fn, deserialized_type_t<Fn>>;
+  using stored = typename stored_function<Fn>::type;
   alignas(stored) unsigned char storage[sizeof(stored)];
   stored* fn = nullptr;
   explicit function_holder(serial_reader& r) {
@@ -392,7 +403,9 @@ auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
 
 template <typename Fn, typename... Args>
 void send_remote_cx(const rpc_cx<Fn, Args...>& item, intrank_t target) {
-  std::apply([&](const Args&... a) { send_call<Fn>(target, 0, item.fn, a...); }, item.args);
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    send_call<Fn>(target, 0, item.fn, cx_arg<Args>::use(std::get<I>(item.args))...);
+  }(std::index_sequence_for<Args...>{});
 }
 
 }  // namespace detail

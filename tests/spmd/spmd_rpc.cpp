@@ -176,6 +176,22 @@ int main() {
   while (g_hits < 1) upcxx::progress();
   upcxx::barrier();
 
+  // as_rpc takes dist_object& and team& arguments as rpc does: they arrive as the target's
+  // own instances (spec 7.3 ¶18).
+  {
+    upcxx::dist_object<int> hits(0);
+    upcxx::barrier();
+    upcxx::rput(me + 1, all_slots[right] + me,
+                upcxx::remote_cx::as_rpc(
+                    [](upcxx::dist_object<int>& h, upcxx::team& t, int from) {
+                      if (&t != &upcxx::world()) std::abort();
+                      *h += 1 + from;
+                    },
+                    hits, upcxx::world(), me));
+    while (*hits != 1 + left) upcxx::progress();
+    upcxx::barrier();
+  }
+
   // ---- batching: calls wait in a batch until progress; discharge() and barrier() send ----
   // Rank 0 sends one call to rank 1 and then spins on its own memory without making any
   // progress: only a call that really left can end the spin (rank 1 writes the flag).
