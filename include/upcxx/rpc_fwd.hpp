@@ -42,7 +42,7 @@ using rpc_exec_fn = void (*)(const rpc_incoming&);
 enum rpc_kind : std::uint16_t { rpc_call = 1, rpc_call_reply = 2, rpc_reply = 3 };
 
 struct rpc_wire {
-  std::uint32_t bytes;     // the whole record, a multiple of 16; written by the runtime
+  std::uint32_t bytes;     // the whole record (a multiple of 16 inside a batch); written by the runtime
   std::uint16_t kind;      // rpc_kind
   std::uint16_t dist_ids;  // calls: how many dist ids follow
   std::uint64_t word;      // calls: the executor's fn_token bits; reply: the reply_base*

@@ -70,6 +70,9 @@ struct job_header {
   std::int32_t launcher_pid;
   alignas(cache_line) std::atomic<std::uint32_t> abort;       // set by the launcher on teardown
   alignas(cache_line) std::atomic<std::uint32_t> boot_count;  // ranks through bootstrap
+  // The barrier every rank uses (1: central counter), written by rank 0 before it counts
+  // itself in boot_count, so that ranks whose CPU affinities differ still agree.
+  std::atomic<std::uint32_t> barrier_central;
   // Central barrier (used when ranks outnumber cores): arrivals ever, and the last barrier
   // every rank has arrived at. Both only grow.
   alignas(cache_line) std::atomic<std::uint64_t> barrier_arrivals;

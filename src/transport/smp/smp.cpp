@@ -68,12 +68,16 @@ class smp_transport final : public transport {
 
     rounds_ = 0;
     while ((1 << rounds_) < n_) ++rounds_;
-    central_barrier_ = n_ > available_cores();
-    // GANNET_BARRIER=central|dissemination overrides the choice (tests run both anywhere).
-    if (const char* b = std::getenv("GANNET_BARRIER"); b && *b) {
-      if (std::strcmp(b, "central") == 0) central_barrier_ = true;
-      else if (std::strcmp(b, "dissemination") == 0) central_barrier_ = false;
-      else util::fatal("GANNET_BARRIER='%s': expected 'central' or 'dissemination'", b);
+    if (me_ == 0) {
+      // Rank 0 chooses for everyone (bootstrap publishes it).
+      central_barrier_ = n_ > available_cores();
+      // GANNET_BARRIER=central|dissemination overrides the choice (tests run both anywhere).
+      if (const char* b = std::getenv("GANNET_BARRIER"); b && *b) {
+        if (std::strcmp(b, "central") == 0) central_barrier_ = true;
+        else if (std::strcmp(b, "dissemination") == 0) central_barrier_ = false;
+        else util::fatal("GANNET_BARRIER='%s': expected 'central' or 'dissemination'", b);
+      }
+      header_->barrier_central.store(central_barrier_ ? 1 : 0, std::memory_order_relaxed);
     }
 
     local_.resize(static_cast<std::size_t>(n_));
@@ -254,6 +258,8 @@ class smp_transport final : public transport {
       if (job_aborting()) std::_Exit(1);  // another rank failed; the launcher reports it
       if (++spins > 64) ::usleep(50);
     }
+    // Acquire above pairs with rank 0's acq_rel count, which follows its store of the choice.
+    central_barrier_ = header_->barrier_central.load(std::memory_order_relaxed) != 0;
     owner_base_.resize(static_cast<std::size_t>(n_));
     delta_.resize(static_cast<std::size_t>(n_));
     auto mine = reinterpret_cast<std::uintptr_t>(region_);
