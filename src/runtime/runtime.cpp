@@ -68,22 +68,18 @@ std::size_t heap_size_from_env() {
   return default_heap_bytes;
 }
 
-// Spin-then-yield: with more ranks than cores (4 ranks on 2 cores in CI) a pure spin would
-// burn the time slice the rank we wait for needs.
-struct backoff {
-  unsigned spins = 0;
-  void pause() {
-    if (++spins < spin_limit()) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    } else {
-      ::sched_yield();
-    }
-  }
-};
-
 }  // namespace
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+void backoff::pause() {
+  if (++spins < spin_limit()) cpu_relax();
+  else ::sched_yield();
+}
 
 transport::transport& the_transport() { return *rt().tp; }
 
@@ -282,12 +278,35 @@ void barrier(const team& t) {
     gannet::runtime::rpc_flush();
     r.tp->barrier_arrive();
   }
-  gannet::runtime::wait_until_aborting_or(
-      [](void* tp) {
-        gannet::runtime::runtime_lock lock;
-        return static_cast<gannet::transport::transport*>(tp)->barrier_test();
-      },
-      r.tp.get());
+  // The transport says whether a rank we wait for may need our core (ranks outnumber
+  // cores): then yield at once; if they all run elsewhere, spin, yielding only every
+  // `spin_cap` polls in case its view is stale (a rank that moved to our core while it was
+  // not running cannot say so).
+  using hint = gannet::transport::transport::wait_hint;
+  constexpr unsigned spin_cap = 256;
+  gannet::runtime::backoff b;
+  unsigned spins = 0;
+  for (;;) {
+    {
+      gannet::runtime::runtime_lock lock;
+      if (r.tp->barrier_test()) return;
+    }
+    upcxx::progress();
+    if (r.tp->job_aborting()) std::_Exit(1);  // the launcher is ending the job
+    hint h;
+    {
+      gannet::runtime::runtime_lock lock;
+      h = r.tp->barrier_wait_hint();
+    }
+    if (h == hint::any) {
+      b.pause();
+    } else if (h == hint::yield || ++spins >= spin_cap) {
+      ::sched_yield();
+      spins = 0;
+    } else {
+      gannet::runtime::cpu_relax();
+    }
+  }
 }
 
 // ---- bootstrap exchange (gannet/exchange.hpp) ----------------------------------------

@@ -136,6 +136,13 @@ class transport {
   // Calls that do not move it forward are cheap: the runtime polls them inside progress.
   virtual void barrier_arrive() = 0;
   virtual bool barrier_test() = 0;
+  // While barrier_test() is false: how the waiting rank should use its core. `yield` when a
+  // rank that has not arrived may be queued behind us on this core (it last ran here);
+  // `spin` when every such rank runs elsewhere, so that giving up the core only delays
+  // noticing the barrier's end; `any` when the transport cannot tell (the runtime's usual
+  // spin-then-yield).
+  enum class wait_hint : std::uint8_t { any, spin, yield };
+  virtual wait_hint barrier_wait_hint() { return wait_hint::any; }
 
   // ---- progress ------------------------------------------------------------------------
   // Services incoming messages and completions; returns true if it did any work.

@@ -20,7 +20,7 @@
 namespace gannet::smp {
 
 inline constexpr std::uint64_t job_magic = 0x31424f4a544e4e47ull;  // "GNNTJOB1"
-inline constexpr std::uint32_t job_version = 4;
+inline constexpr std::uint32_t job_version = 5;
 inline constexpr std::size_t cache_line = 64;
 inline constexpr std::size_t segment_align = 64 * 1024;
 inline constexpr int max_barrier_rounds = 32;
@@ -41,6 +41,12 @@ enum rank_state : std::uint32_t {
 struct alignas(cache_line) rank_slot {
   std::atomic<std::uint32_t> state;         // written by the rank, read by the launcher
   std::atomic<std::uint64_t> region_base;   // the rank's mapping address, written once at init
+  // Hints for ranks waiting in the central barrier, written by the rank: the last barrier it
+  // arrived at, and the CPU it last ran on (at arrival, and whenever it checks while
+  // waiting). Read without ordering: they steer whether a waiter spins or yields its core,
+  // never whether the barrier is complete.
+  std::atomic<std::uint64_t> barrier_epoch;
+  std::atomic<std::int32_t> cpu;
 };
 
 struct alignas(cache_line) barrier_flag {

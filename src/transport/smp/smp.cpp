@@ -172,12 +172,35 @@ class smp_transport final : public transport {
     round_ = 0;
     signalled_ = false;
     if (central_barrier_) {
+      auto& mine = slots_[me_];
+      mine.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
+      mine.barrier_epoch.store(epoch_, std::memory_order_relaxed);
+      first_missing_ = 0;
       // acq_rel: our writes before the barrier are released to whoever completes it, and
       // the completer acquires every arrival's writes before publishing.
       std::uint64_t arrived = header_->barrier_arrivals.fetch_add(1, std::memory_order_acq_rel) + 1;
       if (arrived == epoch_ * static_cast<std::uint64_t>(n_))
         header_->barrier_done.store(epoch_, std::memory_order_release);
     }
+  }
+
+  // Central barrier only (ranks outnumber cores): a rank that has not arrived and last ran
+  // on our CPU is queued behind us, so spinning only delays it by a time slice; if every
+  // missing rank runs on another core, spinning notices the end a context switch sooner
+  // than yielding would (4 ranks on 2 cores: one switch per core per barrier instead of
+  // two). Ranks known to have arrived are skipped on later calls for the same barrier.
+  wait_hint barrier_wait_hint() override {
+    if (!central_barrier_) return wait_hint::any;
+    int const cpu = ::sched_getcpu();
+    auto& mine = slots_[me_];
+    if (mine.cpu.load(std::memory_order_relaxed) != cpu) mine.cpu.store(cpu, std::memory_order_relaxed);
+    while (first_missing_ < n_ && slots_[first_missing_].barrier_epoch.load(std::memory_order_relaxed) >= epoch_)
+      ++first_missing_;
+    for (int r = first_missing_; r < n_; ++r)
+      if (slots_[r].barrier_epoch.load(std::memory_order_relaxed) < epoch_ &&
+          slots_[r].cpu.load(std::memory_order_relaxed) == cpu)
+        return wait_hint::yield;
+    return wait_hint::spin;
   }
 
   bool barrier_test() override {
@@ -252,6 +275,7 @@ class smp_transport final : public transport {
   // that segment() and local_address() can translate addresses of any rank.
   void bootstrap() {
     slots_[me_].region_base.store(reinterpret_cast<std::uintptr_t>(region_), std::memory_order_relaxed);
+    slots_[me_].cpu.store(::sched_getcpu(), std::memory_order_relaxed);
     header_->boot_count.fetch_add(1, std::memory_order_acq_rel);
     unsigned spins = 0;
     while (header_->boot_count.load(std::memory_order_acquire) < static_cast<std::uint32_t>(n_)) {
@@ -360,6 +384,7 @@ class smp_transport final : public transport {
   std::vector<std::uintptr_t> owner_base_, delta_;
   std::uint64_t epoch_ = 0;
   int round_ = 0;
+  int first_missing_ = 0;  // central barrier: ranks below it have arrived at epoch_
   bool signalled_ = false;
   bool central_barrier_ = false;
 
