@@ -55,6 +55,23 @@ struct lpc_impl final : lpc_node {
   }
 };
 
+// persona::lpc's future (spec §10.5.1 ¶27): future<U> for an lvalue reference U, else the
+// future of U's decayed type (a returned future is unwrapped, void gives future<>).
+template <typename U>
+struct lpc_future {
+  using type = typename future_of<std::decay_t<U>>::type;
+};
+template <typename U>
+struct lpc_future<U&> {
+  using type = future<U&>;
+};
+template <>
+struct lpc_future<void> {
+  using type = future<>;
+};
+template <typename U>
+using lpc_future_t = typename lpc_future<U>::type;
+
 }  // namespace detail
 
 class persona {
@@ -74,7 +91,7 @@ class persona {
   // As lpc_ff, and returns a future, owned by the calling persona, of func's result
   // (unwrapped if func returns a future) (spec §10.5.1 ¶20-30).
   template <typename Func>
-  typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&>>::type lpc(Func&& func);
+  detail::lpc_future_t<std::invoke_result_t<std::decay_t<Func>&>> lpc(Func&& func);
 
   bool active_with_caller() const;
 
@@ -193,8 +210,8 @@ struct lpc_return<future<R...>> {
 }  // namespace detail
 
 template <typename Func>
-typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&>>::type persona::lpc(Func&& func) {
-  using result_future = typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&>>::type;
+detail::lpc_future_t<std::invoke_result_t<std::decay_t<Func>&>> persona::lpc(Func&& func) {
+  using result_future = detail::lpc_future_t<std::invoke_result_t<std::decay_t<Func>&>>;
   return detail::lpc_return<result_future>::start(*this, std::forward<Func>(func));
 }
 

@@ -56,18 +56,24 @@ struct rpc_arg<team> {
 template <typename Fn, typename... Args>
 using rpc_result_t = std::invoke_result_t<Fn&, typename rpc_arg<Args>::callee_type...>;
 
-// The values an rpc's operation completion produces (spec §9.2 ¶39-41).
+// The values an rpc's operation completion produces (spec §9.3 ¶39-41), `type`, and the
+// types the callee serialized them as, `wire`: the reply is read with the wire types'
+// deserialization, which may produce other types (spec §6.2.3), and a const result stays
+// const (spec §6.4 ¶4).
 template <typename R>
 struct rpc_values {
-  using type = std::tuple<deserialized_type_t<std::remove_cvref_t<R>>>;
+  using type = std::tuple<deserialized_type_t<R>>;
+  using wire = std::tuple<std::remove_cvref_t<R>>;
 };
 template <>
 struct rpc_values<void> {
   using type = std::tuple<>;
+  using wire = std::tuple<>;
 };
 template <typename... U>
 struct rpc_values<future<U...>> {
   using type = std::tuple<deserialized_type_t<U>...>;
+  using wire = std::tuple<std::remove_cvref_t<U>...>;
 };
 
 // ---- function objects ----
@@ -323,11 +329,11 @@ struct rpc_exec {
 };
 
 // ---- initiator side ----
-template <typename Cxs, typename Vals>
+template <typename Cxs, typename Vals, typename Wire>
 struct rpc_reply_state;
 
-template <typename Cxs, typename... V>
-struct rpc_reply_state<Cxs, std::tuple<V...>> final : reply_base {
+template <typename Cxs, typename... V, typename... W>
+struct rpc_reply_state<Cxs, std::tuple<V...>, std::tuple<W...>> final : reply_base {
   cx_async_state<Cxs, std::tuple<>, std::tuple<V...>> cx;
   rpc_reply_state(Cxs&& c, intrank_t target) : cx(std::move(c), target) {
     deliver = &rpc_reply_state::deliver_reply;
@@ -336,7 +342,7 @@ struct rpc_reply_state<Cxs, std::tuple<V...>> final : reply_base {
   static void deliver_reply(reply_base* base, const std::byte* bytes, std::size_t) {
     auto* self = static_cast<rpc_reply_state*>(base);
     serial_reader r(bytes);
-    std::tuple<V...> vals{deserialize_from<V>(r)...};
+    std::tuple<V...> vals{deserialize_from<W>(r)...};  // braces: read in order
     self->cx.template notify<cx_event::operation>(vals);
     delete self;
   }
@@ -383,7 +389,7 @@ auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   check_rank("upcxx::rpc", target, g_state.rank_n, std::source_location::current());
   // One state carries source and operation notifications; the source ones are delivered
   // right after serialization, the operation ones when the reply arrives.
-  auto* state = new rpc_reply_state<C, vals>(C(std::forward<Cxs>(cxs)), target);
+  auto* state = new rpc_reply_state<C, vals, typename rpc_values<R>::wire>(C(std::forward<Cxs>(cxs)), target);
   auto& cx = state->cx;  // the reply may delete `state`; cx stays usable until then
   auto send = [&] {
     send_call<F>(target, reinterpret_cast<std::uint64_t>(static_cast<reply_base*>(state)), fn, args...);

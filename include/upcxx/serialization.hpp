@@ -232,6 +232,11 @@ class view<T, T*> {
   view(T* begin, T* end, size_type) : begin_(begin), end_(end) {}
   T* begin_ = nullptr;
   T* end_ = nullptr;
+  // Elements aligned to more than the network buffer guarantees (16 bytes) may arrive
+  // misaligned: the receiver then copies them, and every copy of the view keeps the copy.
+  struct nothing_kept {};
+  [[no_unique_address]] std::conditional_t<(alignof(T) > detail::serial_max_align), std::shared_ptr<void>,
+                                           nothing_kept> kept_{};
 };
 
 // A view over [begin, end); size must equal std::distance(begin, end) and saves computing it.

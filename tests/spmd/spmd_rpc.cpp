@@ -37,6 +37,27 @@ struct adder {
   int operator()(int v) const { return base + v; }
 };
 
+// Serialized as a string, deserialized as its length plus 100 (spec 6.2.3: deserialize may
+// produce another type): results must be read with name's deserialization, as arguments are.
+struct name_length {
+  std::size_t n;
+};
+struct name {
+  std::string s;
+  struct upcxx_serialization {
+    template <typename W>
+    static void serialize(W& w, const name& o) {
+      w.write(o.s);
+    }
+    template <typename R>
+    static name_length* deserialize(R& r, void* storage) {
+      return ::new (storage) name_length{r.template read<std::string>().size() + 100};
+    }
+  };
+};
+
+const std::string constant_text() { return "const"; }
+
 }  // namespace
 
 int main() {
@@ -75,6 +96,22 @@ int main() {
   long expect_sum = 0;
   for (int i = 0; i < 1000; ++i) expect_sum += me + i;
   SPMD_CHECK(echoed == std::to_string(expect_sum) + "|2|opt|pt5");
+
+  // results deserialize as their own type says, through every path that returns one
+  SPMD_CHECK(upcxx::rpc(right, [](name_length&& l) { return l.n; }, name{"abcdefghijk"}).wait() == 111);
+  upcxx::future<name_length> named = upcxx::rpc(right, [] { return name{"abcdefghijk"}; });
+  SPMD_CHECK(named.wait().n == 111);
+  upcxx::future<name_length> named_later = upcxx::rpc(right, [] { return upcxx::make_future(name{"abc"}); });
+  SPMD_CHECK(named_later.wait().n == 103);
+  {
+    upcxx::dist_object<name> dn(name{std::string(static_cast<std::size_t>(me), 'x')});
+    upcxx::future<name_length> fetched = dn.fetch(right);
+    SPMD_CHECK(fetched.wait().n == static_cast<std::size_t>(100 + right));
+    upcxx::barrier();  // nobody destroys dn while a fetch may still read it
+  }
+  // a const result stays const (spec 6.4 ¶4)
+  upcxx::future<const std::string> constant = upcxx::rpc(right, constant_text);
+  SPMD_CHECK(constant.wait() == "const");
 
   // views: read in place at the target
   std::vector<double> dv(100, 0.5);

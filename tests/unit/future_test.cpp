@@ -225,6 +225,23 @@ TEST(Persona, LpcRunsOnlyInProgressAndReturnsValues) {
   nothing.wait();
 }
 
+namespace {
+int g_lpc_target = 3;
+}
+
+TEST(Persona, LpcFutureTypeDecaysAllButLvalueReferences) {
+  // spec 10.5.1 ¶27: future<U> for an lvalue reference U, else future<std::decay_t<U>>.
+  auto by_rvalue = upcxx::current_persona().lpc([]() -> int&& { return std::move(g_lpc_target); });
+  static_assert(std::is_same_v<decltype(by_rvalue), future<int>>);
+  EXPECT_EQ(by_rvalue.wait(), 3);
+  auto by_const = upcxx::current_persona().lpc([]() -> const std::string { return "c"; });
+  static_assert(std::is_same_v<decltype(by_const), future<std::string>>);
+  EXPECT_EQ(by_const.wait(), "c");
+  auto by_lvalue = upcxx::current_persona().lpc([]() -> int& { return g_lpc_target; });
+  static_assert(std::is_same_v<decltype(by_lvalue), future<int&>>);
+  EXPECT_EQ(&by_lvalue.wait(), &g_lpc_target);
+}
+
 TEST(Persona, StackAndMaster) {
   EXPECT_EQ(&upcxx::current_persona(), &upcxx::master_persona()) << "init's thread holds the master";
   EXPECT_TRUE(upcxx::master_persona().active_with_caller());

@@ -39,6 +39,7 @@
 #include <iterator>
 #include <list>
 #include <map>
+#include <memory>
 #include <new>
 #include <optional>
 #include <set>
@@ -1183,6 +1184,18 @@ struct view_access {
   static view<T, It> make(It begin, It end, std::size_t n) {
     return view<T, It>(begin, end, n);
   }
+  // A received view of over-aligned elements that arrived misaligned: an aligned copy the
+  // view owns.
+  template <typename T>
+  static view<T, T*> make_aligned_copy(const std::byte* src, std::size_t n) {
+    std::shared_ptr<void> copy(::operator new(n * sizeof(T), std::align_val_t(alignof(T))),
+                               [](void* q) { ::operator delete(q, std::align_val_t(alignof(T))); });
+    std::memcpy(copy.get(), src, n * sizeof(T));
+    T* p = static_cast<T*>(copy.get());
+    view<T, T*> v(p, p + n, n);
+    v.kept_ = std::move(copy);
+    return v;
+  }
   template <typename T>
   static deserializing_iterator<T> iterator_at(const std::byte* p) {
     return deserializing_iterator<T>(p);
@@ -1223,14 +1236,16 @@ struct builtin<view<T, It>> {
   static deserialized_type read(serial_reader& r) {
     std::size_t n = read_size(r);
     if constexpr (serial_trivial_v<T>) {
-      static_assert(alignof(T) <= serial_max_align,
-                    "upcxx: view<T> of a type aligned to more than 16 bytes cannot be received in place");
       if (n == 0) {
         r.take(serial_align<T>, 0);
         return view_access::make<T, T*>(nullptr, nullptr, 0);
       }
       // The elements stay in the buffer; the spec lets the receiver modify them (6.7 ¶7).
-      T* p = reinterpret_cast<T*>(const_cast<std::byte*>(r.take(serial_align<T>, n * sizeof(T))));
+      const std::byte* at = r.take(serial_align<T>, n * sizeof(T));
+      if constexpr (alignof(T) > serial_max_align) {
+        if (reinterpret_cast<std::uintptr_t>(at) % alignof(T) != 0) return view_access::make_aligned_copy<T>(at, n);
+      }
+      T* p = reinterpret_cast<T*>(const_cast<std::byte*>(at));
       return view_access::make<T, T*>(p, p + n, n);
     } else {
       std::size_t bytes = read_size(r);
