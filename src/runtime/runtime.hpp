@@ -25,15 +25,6 @@ void enable_thread_safety();
 // machine runs more ranks than it has cores (chosen at init).
 unsigned spin_limit();
 void choose_spin_limit(int local_ranks);
-
-// One idle poll of a waiting loop: a pause instruction, or a yield of the core once the
-// loop has polled spin_limit() times.
-void cpu_relax();
-struct backoff {
-  unsigned spins = 0;
-  void pause();
-};
-
 class runtime_lock {
  public:
   runtime_lock();
