@@ -131,15 +131,27 @@ void run_call(const std::byte* record, std::size_t bytes, upcxx::intrank_t sourc
   }
   auto exec = reinterpret_cast<upcxx::detail::rpc_exec_fn>(
       const_cast<void*>(upcxx::detail::decode_function(upcxx::detail::fn_token{w->word})));
+  // The body is user code: it runs without the runtime lock (threadmode par), and what it
+  // calls takes the lock itself. The message stays where it is: the ring is not consumed
+  // meanwhile (other threads' polls return at once while a handler runs).
+  runtime_unlock user_code;
   exec(upcxx::detail::rpc_incoming{record, bytes, source});
 }
 
 void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source) {
   const auto* w = reinterpret_cast<const rpc_wire*>(record);
   if (w->kind == upcxx::detail::rpc_reply) {
-    // A reply only queues notifications on its initiating persona (which may belong to
-    // another thread), so it is handled at once, at any progress level.
-    run_reply(record, bytes);
+    // A reply is handled at once, at any progress level, by the thread holding the
+    // initiating persona: its notifications touch that persona's futures, promises and
+    // callbacks, which no other thread may touch (spec §10.5). Any other thread (a
+    // dedicated progress thread, say) hands a copy to that persona as an LPC, and the
+    // initiator runs it in its next user-level progress.
+    auto* owner = reinterpret_cast<upcxx::detail::reply_base*>(w->word)->owner;
+    if (owner->active_with_caller()) [[likely]] {
+      run_reply(record, bytes);
+    } else {
+      owner->lpc_ff([m = copy_of(record, bytes)] { run_reply(m.data(), m.size()); });
+    }
   } else if (t_direct) [[likely]] {
     run_call(record, bytes, source, nullptr);
   } else {

@@ -110,11 +110,30 @@ std::recursive_mutex g_big_lock;
 
 void enable_thread_safety() { g_thread_safe.store(true, std::memory_order_relaxed); }
 
+namespace {
+thread_local int t_lock_levels = 0;  // how many runtime_locks this thread holds
+}
+
 runtime_lock::runtime_lock() : locked_(g_thread_safe.load(std::memory_order_relaxed)) {
-  if (locked_) g_big_lock.lock();
+  if (locked_) {
+    g_big_lock.lock();
+    ++t_lock_levels;
+  }
 }
 runtime_lock::~runtime_lock() {
-  if (locked_) g_big_lock.unlock();
+  if (locked_) {
+    --t_lock_levels;
+    g_big_lock.unlock();
+  }
+}
+
+runtime_unlock::runtime_unlock() : levels_(t_lock_levels) {
+  for (int i = 0; i < levels_; ++i) g_big_lock.unlock();
+  t_lock_levels = 0;
+}
+runtime_unlock::~runtime_unlock() {
+  for (int i = 0; i < levels_; ++i) g_big_lock.lock();
+  t_lock_levels = levels_;
 }
 heap_allocator& my_heap() { return *rt().heap; }
 

@@ -36,4 +36,19 @@ class runtime_lock {
   bool locked_;
 };
 
+// Releases every level of the runtime lock the calling thread holds, for the lifetime of
+// the object, around user code that runs inside the library (an RPC's body): user code may
+// take its own locks, and a thread holding one of them while it calls into the library
+// would otherwise deadlock against us.
+class runtime_unlock {
+ public:
+  runtime_unlock();
+  ~runtime_unlock();
+  runtime_unlock(const runtime_unlock&) = delete;
+  runtime_unlock& operator=(const runtime_unlock&) = delete;
+
+ private:
+  int levels_;
+};
+
 }  // namespace gannet::runtime
