@@ -175,8 +175,10 @@ persona_scope& default_persona_scope() { return *tls().scopes.front(); }
 bool in_progress() { return tls().in_user_progress; }
 
 bool progress_required(persona_scope&) {
-  return detail::g_state.init_count > 0 &&
-         (gannet::runtime::rpc_batched() || gannet::runtime::the_transport().progress_required());
+  if (detail::g_state.init_count == 0) return false;
+  if (gannet::runtime::rpc_batched()) return true;
+  gannet::runtime::runtime_lock lock;  // the transport's queues are shared between threads
+  return gannet::runtime::the_transport().progress_required();
 }
 
 void discharge(persona_scope& ps) {

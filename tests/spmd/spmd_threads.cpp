@@ -2,8 +2,16 @@
 // persona — rput/rget with futures, rpc().wait() and rpc with an LPC completion aimed at
 // the thread's persona — while the master thread serves incoming RPCs. Built with
 // UPCXX_THREADMODE=1.
+// Then a dedicated progress thread holds the master persona while worker threads call:
+// replies reach each worker's persona from the progress thread, and the worker's promise,
+// futures and as_lpc callback (with its captures) must be touched by the worker alone (the
+// TSan build checks); RPC bodies take a user mutex that workers hold while they call
+// rpc_ff (which deadlocked while bodies ran under the runtime lock).
 #include <atomic>
+#include <memory>
+#include <mutex>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <gannet/exchange.hpp>
@@ -17,6 +25,8 @@
 
 namespace {
 std::atomic<long> g_served{0};
+std::mutex g_user_mutex;
+long g_replicated = 0;  // guarded by g_user_mutex
 }
 
 int main() {
@@ -61,6 +71,65 @@ int main() {
     int left = (me + n - 1) % n;
     SPMD_CHECK(slots.local()[k] == left * 1000000L + t * 1000L + i);
   }
+  upcxx::barrier();
+
+  // ---- a dedicated progress thread ----
+  upcxx::liberate_master_persona();
+  std::atomic<bool> stop{false};
+  std::thread progress_thread([&] {
+    upcxx::persona_scope master(upcxx::master_persona());
+    while (!stop.load()) upcxx::progress();
+  });
+  constexpr int workers = 2;
+  std::vector<std::thread> team;
+  for (int t = 0; t < workers; ++t) {
+    team.emplace_back([&] {
+      upcxx::persona mine;
+      upcxx::persona_scope scope(mine);
+      const auto self = std::this_thread::get_id();
+      upcxx::promise<> all_done;
+      long on_thread = 0, off_thread = 0;
+      for (int i = 0; i < iters; ++i) {
+        {
+          std::lock_guard<std::mutex> held(g_user_mutex);
+          upcxx::rpc_ff(right, [](long k) {
+            std::lock_guard<std::mutex> body(g_user_mutex);
+            g_replicated += k;
+          }, 1L);
+        }
+        upcxx::rpc(right, upcxx::operation_cx::as_promise(all_done), [] { g_served++; });
+        auto captured = std::make_shared<int>(i);  // copied and destroyed by this thread only
+        upcxx::rpc(right,
+                   upcxx::operation_cx::as_lpc(mine, [captured, self, &on_thread, &off_thread](int v) {
+                     (std::this_thread::get_id() == self && v == *captured ? on_thread : off_thread)++;
+                   }),
+                   [](int x) { return x; }, i);
+        auto [sent, result] = upcxx::rpc(right, upcxx::source_cx::as_future() | upcxx::operation_cx::as_future(),
+                                         [](int x) { return 3 * x; }, i);
+        sent.wait();
+        if (result.wait() != 3 * i) failures++;
+      }
+      all_done.finalize().wait();
+      while (on_thread + off_thread < iters) upcxx::progress();
+      if (off_thread != 0) failures++;
+    });
+  }
+  for (auto& th : team) th.join();
+  // Every rank's workers are done; the progress thread still serves until each rank's own
+  // replicas have arrived.
+  auto replicated = [] {
+    std::lock_guard<std::mutex> held(g_user_mutex);
+    return g_replicated;
+  };
+  while (replicated() < long{workers} * iters) std::this_thread::yield();
+  stop.store(true);
+  progress_thread.join();
+  upcxx::persona_scope master_again(upcxx::master_persona());
+  upcxx::barrier();
+  SPMD_CHECK(failures.load() == 0);
+  SPMD_CHECK(replicated() == long{workers} * iters);
+  SPMD_CHECK(g_served.load() == 2L * threads * iters + long{workers} * iters);
+
   upcxx::barrier();
   upcxx::delete_array(slots);
   upcxx::say() << "spmd_threads OK";
