@@ -361,6 +361,7 @@ template <typename Cxs, typename Fn, typename... Args>
 auto rpc_ff_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   using C = std::remove_cvref_t<Cxs>;
   static_assert(only_source_events<C>, "rpc_ff provides only source completion (spec 9.2)");
+  check_init("upcxx::rpc_ff", std::source_location::current());
   check_rank("upcxx::rpc_ff", target, g_state.rank_n, std::source_location::current());
   using F = std::decay_t<Fn>;
   if constexpr (only_buffering<C>) {
@@ -386,6 +387,7 @@ auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   using F = std::decay_t<Fn>;
   using R = rpc_result_t<typename function_holder<F>::stored, std::remove_cvref_t<Args>...>;
   using vals = typename rpc_values<R>::type;
+  check_init("upcxx::rpc", std::source_location::current());
   check_rank("upcxx::rpc", target, g_state.rank_n, std::source_location::current());
   // One state carries source and operation notifications; the source ones are delivered
   // right after serialization, the operation ones when the reply arrives.

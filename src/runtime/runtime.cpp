@@ -434,7 +434,9 @@ void fail_at(const char* file, int line, const std::string& what) {
 }
 
 void fail_not_initialized(const char* what, const std::source_location& loc) {
-  fail_at(loc, std::string(what) + " called while UPC++ is not initialized (call upcxx::init() first)");
+  fail_at(loc, std::string(what) +
+                   " called while UPC++ is not initialized (before upcxx::init(), or after the matching "
+                   "upcxx::finalize())");
 }
 
 void fail_bad_rank(const char* what, std::int64_t rank, std::int64_t n, const std::source_location& loc) {

@@ -3,7 +3,7 @@
 //   MODE: abort | segv | exit (with CODE) | nofinalize | hang (every rank sleeps) |
 //         heap (print the shared heap size) | before-init (rank_me() before init) |
 //         bad-rank (world()[rank_n()]) | inattentive (rank RANK computes 3 s without progress
-//         while the others wait for its RPC reply) | ok
+//         while the others wait for its RPC reply) | rpc-after-finalize | ok
 // Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
 #include <signal.h>
 #include <unistd.h>
@@ -52,5 +52,6 @@ int main(int argc, char** argv) {
   }
   upcxx::barrier();
   upcxx::finalize();
+  if (mode == "rpc-after-finalize" && me == victim) upcxx::rpc_ff(0, [] {});
   return 0;
 }

@@ -188,6 +188,11 @@ debug-before-init)
   expect_err "crash.cpp:[0-9]+: upcxx::rank_me\(\) called while UPC\+\+ is not initialized"
   expect_err "killed by SIGABRT"
   ;;
+debug-rpc-after-finalize)
+  launch -n 2 "$crash" rpc-after-finalize 1
+  [ "$status" -ne 0 ] || fail "rpc_ff after finalize was not caught"
+  expect_err "upcxx::rpc_ff called while UPC\+\+ is not initialized"
+  ;;
 debug-bad-rank)
   launch -n 2 "$crash" bad-rank 1
   [ "$status" -ne 0 ] || fail "bad rank not caught"
