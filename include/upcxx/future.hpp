@@ -140,7 +140,8 @@ class future {
       else if constexpr (sizeof...(T) == 1) return std::tuple_element_t<0, results_type>(std::get<0>(values()));
       else return results_type(values());
     } else if constexpr (I >= 0 && I < static_cast<int>(sizeof...(T))) {
-      return std::tuple_element_t<I, results_type>(std::get<I>(values()));
+      constexpr auto i = static_cast<std::size_t>(I);
+      return std::tuple_element_t<i, results_type>(std::get<i>(values()));
     } else {
       return;
     }
@@ -154,7 +155,8 @@ class future {
         return static_cast<detail::cref_t<std::tuple_element_t<0, results_type>>>(std::get<0>(values()));
       else return std::tuple<detail::cref_t<T>...>(values());
     } else if constexpr (I >= 0 && I < static_cast<int>(sizeof...(T))) {
-      return static_cast<detail::cref_t<std::tuple_element_t<I, results_type>>>(std::get<I>(values()));
+      constexpr auto i = static_cast<std::size_t>(I);
+      return static_cast<detail::cref_t<std::tuple_element_t<i, results_type>>>(std::get<i>(values()));
     } else {
       return;
     }

@@ -300,14 +300,14 @@ namespace std {
 template <typename T, upcxx::memory_kind K>
 struct hash<upcxx::global_ptr<T, K>> {
   size_t operator()(const upcxx::global_ptr<T, K>& p) const noexcept {
-    auto a = reinterpret_cast<uintptr_t>(p.raw_);
+    uint64_t a = reinterpret_cast<uintptr_t>(p.raw_);
     // splitmix-style mix of (address, rank): equal pointers hash equal, nearby ones spread.
-    uint64_t x = static_cast<uint64_t>(a) ^ (static_cast<uint64_t>(static_cast<uint32_t>(p.rank_)) << 48) ^
-                 static_cast<uint64_t>(p.heap_) << 40;
+    uint64_t x = a ^ (uint64_t{static_cast<uint32_t>(p.rank_)} << 48) ^ uint64_t{static_cast<uint32_t>(p.heap_)} << 40;
     x ^= x >> 31;
     x *= 0x7fb5d329728ea185ull;
     x ^= x >> 27;
-    return static_cast<size_t>(x);
+    size_t h = x;
+    return h;
   }
 };
 #define GANNET_DETAIL_GPTR_ORDER(name, op)                                                   \

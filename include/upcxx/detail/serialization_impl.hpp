@@ -512,7 +512,7 @@ class serial_reader {
   const std::byte* take(std::size_t align, std::size_t n) noexcept {
     if (n == 0) return cur_;
     auto addr = reinterpret_cast<std::uintptr_t>(cur_);
-    std::size_t pad = static_cast<std::size_t>(-addr) & (align - 1);
+    std::size_t pad = (0 - addr) & (align - 1);
     const std::byte* at = cur_ + pad;
     cur_ = at + n;
     return at;
@@ -520,7 +520,7 @@ class serial_reader {
   // The mirror of serial_writer::align_to.
   void align_to(std::size_t align) noexcept {
     auto addr = reinterpret_cast<std::uintptr_t>(cur_);
-    cur_ += static_cast<std::size_t>(-addr) & (align - 1);
+    cur_ += (0 - addr) & (align - 1);
   }
 
   // ---- the spec's Reader ----
