@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "upcxx/future.hpp"
+#include "upcxx/persona.hpp"
 #include "upcxx/promise.hpp"
 #include "upcxx/rpc.hpp"
 #include "upcxx/team.hpp"
@@ -107,6 +108,9 @@ class dist_object {
 
  private:
   void enroll() {
+#if UPCXX_ASSERT_ENABLED
+    detail::check_master_persona("the upcxx::dist_object constructor (collective)");
+#endif
     id_ = detail::dist_next_id();
     detail::dist_register(id_, this);
   }

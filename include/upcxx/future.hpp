@@ -88,6 +88,10 @@ template <typename U>
 using cref_t = std::conditional_t<std::is_reference_v<U>, U, const U&>;
 
 void wait_for_cell(const cell_base* c);  // user-level progress until c is ready (progress.cpp)
+// Debug codemode: the calling thread runs a callback inside user-level progress (the
+// restricted context, spec §10.2), where `what` may not be called; reports it and aborts.
+bool in_restricted_context();
+[[noreturn]] void fail_restricted(const char* what);
 
 template <typename Fut>
 struct future_access;
@@ -216,6 +220,11 @@ class future {
     if (detail::is_real_cell(cell_)) cell_->drop_ref();
   }
   void wait_ready() const {
+#if UPCXX_ASSERT_ENABLED
+    // spec §5.8.1 ¶58, ¶63, ¶67: the progress it would need cannot happen there.
+    if (detail::in_restricted_context()) [[unlikely]]
+      detail::fail_restricted("future::wait()");
+#endif
     if (!ready()) detail::wait_for_cell(cell_);
   }
 

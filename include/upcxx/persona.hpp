@@ -72,6 +72,10 @@ struct lpc_future<void> {
 template <typename U>
 using lpc_future_t = typename lpc_future<U>::type;
 
+// Collective operations are called by the thread holding the master persona (spec §11.1 ¶6):
+// otherwise reports `what` and aborts.
+void check_master_persona(const char* what);
+
 }  // namespace detail
 
 class persona {

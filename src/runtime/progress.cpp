@@ -174,6 +174,27 @@ persona_scope& default_persona_scope() { return *tls().scopes.front(); }
 
 bool in_progress() { return tls().in_user_progress; }
 
+namespace detail {
+
+bool in_restricted_context() { return tls().in_user_progress; }
+
+void fail_restricted(const char* what) {
+  gannet::util::fatal("%s called inside the restricted context: a callback that UPC++ progress is running (an RPC "
+                      "body, a then() callback, an LPC or completion). Progress cannot happen there, so waiting "
+                      "can never end, and collectives are not allowed (spec 10.2); return instead, and "
+                      "continue from a then() callback or from outside progress.",
+                      what);
+}
+
+void check_master_persona(const char* what) {
+  if (!g_master.active_with_caller())
+    gannet::util::fatal("%s must be called by the thread holding the master persona (spec 11.1: collectives); "
+                        "this thread does not (see upcxx::liberate_master_persona and persona_scope)",
+                        what);
+}
+
+}  // namespace detail
+
 bool progress_required(persona_scope&) {
   if (detail::g_state.init_count == 0) return false;
   if (gannet::runtime::rpc_batched()) return true;

@@ -20,6 +20,7 @@
 #include "gannet/exchange.hpp"
 #include "upcxx/allocate.hpp"
 #include "upcxx/init.hpp"
+#include "upcxx/persona.hpp"
 #include "upcxx/team.hpp"
 #include "util/log.hpp"
 #include "util/size_parse.hpp"
@@ -155,9 +156,14 @@ void runtime_push_master_persona();  // progress.cpp
 
 using gannet::runtime::rt;
 
+namespace {
+bool g_debug_checks = false;  // the program was compiled in debug codemode
+}
+
 void detail::init_library(bool par, bool debug) {
   auto& r = rt();
   if (par) gannet::runtime::enable_thread_safety();
+  if (debug) g_debug_checks = true;
   if (detail::g_state.init_count++ > 0) return;  // nested init: count only (spec §2.3 ¶3)
 
   if (!r.tp) {
@@ -290,6 +296,10 @@ bool local_team_contains(intrank_t world_rank, std::source_location loc) {
 
 void barrier(const team& t) {
   detail::check_init("upcxx::barrier()", std::source_location::current());
+  if (g_debug_checks) {
+    if (in_progress()) detail::fail_restricted("upcxx::barrier()");  // spec §10.2 ¶4
+    detail::check_master_persona("upcxx::barrier()");
+  }
   auto& r = rt();
   if (t.rank_n() != detail::g_state.rank_n)
     gannet::util::fatal("upcxx::barrier() over a team smaller than world() needs the collectives "

@@ -3,7 +3,9 @@
 //   MODE: abort | segv | exit (with CODE) | nofinalize | hang (every rank sleeps) |
 //         heap (print the shared heap size) | before-init (rank_me() before init) |
 //         bad-rank (world()[rank_n()]) | inattentive (rank RANK computes 3 s without progress
-//         while the others wait for its RPC reply) | rpc-after-finalize | ok
+//         while the others wait for its RPC reply) | rpc-after-finalize |
+//         wait-in-rpc (an RPC body waits) | barrier-in-lpc (an LPC calls barrier()) |
+//         dist-object-off-master (a thread without the master persona constructs one) | ok
 // Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
 #include <signal.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include <upcxx/upcxx.hpp>
 
@@ -49,6 +52,12 @@ int main(int argc, char** argv) {
     if (mode == "exit") std::exit(code);
     if (mode == "nofinalize") return 0;
     if (mode == "bad-rank") return upcxx::world()[upcxx::rank_n()];
+    if (mode == "wait-in-rpc") upcxx::rpc(me, [] { upcxx::make_future(1).wait(); }).wait();
+    if (mode == "barrier-in-lpc") {
+      upcxx::current_persona().lpc_ff([] { upcxx::barrier(); });
+      upcxx::progress();
+    }
+    if (mode == "dist-object-off-master") std::thread([] { upcxx::dist_object<int> d(1); }).join();
   }
   upcxx::barrier();
   upcxx::finalize();

@@ -193,6 +193,21 @@ debug-rpc-after-finalize)
   [ "$status" -ne 0 ] || fail "rpc_ff after finalize was not caught"
   expect_err "upcxx::rpc_ff called while UPC\+\+ is not initialized"
   ;;
+debug-wait-in-rpc)
+  launch -n 2 "$crash" wait-in-rpc 1
+  [ "$status" -ne 0 ] || fail "wait() inside an RPC body was not caught"
+  expect_err "future::wait\(\) called inside the restricted context"
+  ;;
+debug-barrier-in-lpc)
+  launch -n 2 "$crash" barrier-in-lpc 1
+  [ "$status" -ne 0 ] || fail "barrier() inside an LPC was not caught"
+  expect_err "upcxx::barrier\(\) called inside the restricted context"
+  ;;
+debug-dist-object-off-master)
+  launch -n 2 "$crash" dist-object-off-master 1
+  [ "$status" -ne 0 ] || fail "dist_object built off the master persona was not caught"
+  expect_err "dist_object constructor \(collective\) must be called by the thread holding the master persona"
+  ;;
 debug-bad-rank)
   launch -n 2 "$crash" bad-rank 1
   [ "$status" -ne 0 ] || fail "bad rank not caught"
