@@ -220,12 +220,14 @@ class future {
     if (detail::is_real_cell(cell_)) cell_->drop_ref();
   }
   void wait_ready() const {
+    if (ready()) return;
 #if UPCXX_ASSERT_ENABLED
-    // spec §5.8.1 ¶58, ¶63, ¶67: the progress it would need cannot happen there.
+    // spec §5.8.1 ¶58, ¶63, ¶67: the progress it would need cannot happen there, so the
+    // wait would never end. (A ready future returns at once and is let through.)
     if (detail::in_restricted_context()) [[unlikely]]
       detail::fail_restricted("future::wait()");
 #endif
-    if (!ready()) detail::wait_for_cell(cell_);
+    detail::wait_for_cell(cell_);
   }
 
   detail::cell_base* cell_;

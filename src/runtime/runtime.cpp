@@ -27,6 +27,7 @@
 
 namespace upcxx::detail {
 runtime_state g_state;
+void barrier_unchecked(const team& t);  // barrier() without the debug-codemode caller checks
 }
 
 namespace gannet::runtime {
@@ -217,7 +218,7 @@ void detail::init_library(bool par, bool debug) {
   detail::g_state.peers = r.peers.data();
 
   runtime_push_master_persona();
-  barrier();
+  detail::barrier_unchecked(world());
 }
 
 void finalize() {
@@ -228,7 +229,7 @@ void finalize() {
     --detail::g_state.init_count;
     return;
   }
-  barrier();  // spec §2.3 ¶11
+  detail::barrier_unchecked(world());  // spec §2.3 ¶11
   r.tp->detach();
   r.heap.reset();
   r.world.reset();
@@ -300,6 +301,12 @@ void barrier(const team& t) {
     if (in_progress()) detail::fail_restricted("upcxx::barrier()");  // spec §10.2 ¶4
     detail::check_master_persona("upcxx::barrier()");
   }
+  detail::barrier_unchecked(t);
+}
+
+// The barrier of init, finalize and all_gather: their callers were checked, or (finalize
+// called without the master persona) are let through as before.
+void detail::barrier_unchecked(const team& t) {
   auto& r = rt();
   if (t.rank_n() != detail::g_state.rank_n)
     gannet::util::fatal("upcxx::barrier() over a team smaller than world() needs the collectives "
@@ -352,7 +359,7 @@ void all_gather_bytes(const void* in, std::size_t n, void* out) {
   auto& r = rt();
   if (n > all_gather_max_bytes) util::fatal("gannet::all_gather: %zu bytes is more than %zu", n, all_gather_max_bytes);
   std::memcpy(r.scratch, in, n);
-  barrier();  // every rank's value is in place
+  upcxx::detail::barrier_unchecked(world());  // every rank's value is in place
   auto* dst = static_cast<std::byte*>(out);
   for (intrank_t i = 0; i < upcxx::detail::g_state.rank_n; ++i) {
     auto seg = r.tp->segment(i);
@@ -369,7 +376,7 @@ void all_gather_bytes(const void* in, std::size_t n, void* out) {
     if (!(res.done & transport::cx_remote))
       runtime::wait_until_aborting_or([](void* a) { return static_cast<sink*>(a)->done; }, &s);
   }
-  barrier();  // nobody overwrites its scratch before everyone has read it
+  upcxx::detail::barrier_unchecked(world());  // nobody overwrites its scratch before everyone has read it
 }
 
 }  // namespace gannet::detail

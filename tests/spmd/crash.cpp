@@ -52,7 +52,10 @@ int main(int argc, char** argv) {
     if (mode == "exit") std::exit(code);
     if (mode == "nofinalize") return 0;
     if (mode == "bad-rank") return upcxx::world()[upcxx::rank_n()];
-    if (mode == "wait-in-rpc") upcxx::rpc(me, [] { upcxx::make_future(1).wait(); }).wait();
+    if (mode == "wait-in-rpc") {
+      upcxx::rpc(me, [] { return upcxx::make_future(1).wait(); }).wait();  // ready: allowed
+      upcxx::rpc(me, [] { upcxx::rpc(upcxx::rank_me(), [] {}).wait(); }).wait();
+    }
     if (mode == "barrier-in-lpc") {
       upcxx::current_persona().lpc_ff([] { upcxx::barrier(); });
       upcxx::progress();
