@@ -20,8 +20,11 @@
 // backlog, which the next such user-level progress runs first. Memory bound: the backlog
 // holds at most the calls that other ranks sent to this rank while it made no user-level
 // progress, each stored once (body + 40 bytes); nothing else grows with traffic.
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -102,6 +105,8 @@ thread_local bool t_direct = false;  // inside master user progress: calls may r
 std::size_t g_max_inline = 0;        // the transport's medium-message limit, read at attach
 // Whether any batch holds records; read without the runtime lock by progress_required().
 std::atomic<bool> g_batched{false};
+// Large records of ours whose targets have not yet said they are done with them.
+std::size_t g_large_outstanding = 0;
 
 // Vectors of std::byte are allocated with operator new, which aligns to 16: bodies keep
 // the 16-byte alignment serialization relies on.
@@ -116,6 +121,7 @@ void run_reply(const std::byte* record, std::size_t bytes) {
 // Runs a call now, or parks it on the first dist_object it names that does not exist here
 // yet (spec §6.6: execution waits until every named instance is constructed).
 void flush_all();
+void* allocate_after_large_sends_drain(std::size_t bytes);
 
 void run_call(const std::byte* record, std::size_t bytes, upcxx::intrank_t source, owned_message* owned) {
   const auto* w = reinterpret_cast<const rpc_wire*>(record);
@@ -190,6 +196,34 @@ void on_large_done(const tr::am_message& m) {
   large_ref ref;
   std::memcpy(&ref, m.payload.data(), sizeof ref);
   upcxx::detail::heap_deallocate(reinterpret_cast<void*>(ref.owner_addr));
+  --g_large_outstanding;
+}
+
+// The shared heap has no room for a large record. If earlier large records of ours still
+// hold heap space, their targets free it as soon as they have run or copied them: make
+// internal progress (no user code runs) until the allocation fits, or until nothing has
+// been freed for a second (a send from inside a handler cannot poll; a heap that the
+// program itself fills cannot drain). Returns null then.
+void* allocate_after_large_sends_drain(std::size_t bytes) {
+  auto& tp = the_transport();
+  rpc_direct_scope internal_only(false);
+  auto last_change = std::chrono::steady_clock::now();
+  std::size_t seen = g_large_outstanding;
+  while (g_large_outstanding > 0) {
+    flush_all();
+    tp.poll();
+    if (tp.job_aborting()) std::_Exit(1);
+    if (g_large_outstanding != seen) {
+      seen = g_large_outstanding;
+      last_change = std::chrono::steady_clock::now();
+      if (void* buf = upcxx::detail::heap_allocate(bytes, 64)) return buf;
+    } else if (std::chrono::steady_clock::now() - last_change > std::chrono::seconds(1)) {
+      break;
+    } else {
+      ::sched_yield();
+    }
+  }
+  return upcxx::detail::heap_allocate(bytes, 64);
 }
 
 // Sends target's batch now. Called with the runtime lock held. The buffer is detached while
@@ -264,7 +298,9 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   }
   // Rendezvous: one copy into our own segment, which the target reads in place.
   void* buf = upcxx::detail::heap_allocate(bytes, 64);
-  if (!buf) upcxx::detail::throw_bad_shared_alloc("upcxx::rpc (large argument buffer)", bytes);
+  if (!buf) buf = allocate_after_large_sends_drain(bytes);
+  if (!buf) upcxx::detail::throw_bad_shared_alloc("upcxx::rpc or rpc_ff (a large argument or result buffer)", bytes);
+  ++g_large_outstanding;
   std::memcpy(buf, record, bytes);
   large_ref ref{reinterpret_cast<std::uint64_t>(buf), bytes};
   tp.am_send(target, am_large, {}, std::as_bytes(std::span(&ref, 1)), tr::op_none);

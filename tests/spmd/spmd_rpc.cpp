@@ -319,6 +319,25 @@ int main() {
   for (int i = 0; i < 100 && upcxx::shared_segment_used() != used_before; ++i) upcxx::progress();
   SPMD_CHECK(upcxx::shared_segment_used() == used_before);  // the rendezvous buffer was freed
 
+  // More large bodies in flight than the 32 MB heap holds, sent with no progress between
+  // them: a send that finds no room waits (internal progress) until its targets release
+  // earlier ones, instead of throwing bad_shared_alloc.
+  {
+    static std::uint64_t g_big_calls = 0, g_big_sum = 0;
+    std::vector<std::uint64_t> chunk((12u << 20) / sizeof(std::uint64_t), std::uint64_t(me + 1));
+    constexpr int sends = 5;  // 60 MiB from a 32 MB heap
+    for (int i = 0; i < sends; ++i)
+      upcxx::rpc_ff(right, [](const std::vector<std::uint64_t>& v) {
+        ++g_big_calls;
+        g_big_sum += v.front() + v.back();
+      }, chunk);
+    while (g_big_calls < sends) upcxx::progress();
+    SPMD_CHECK(g_big_sum == std::uint64_t(sends) * 2 * std::uint64_t(left + 1));
+    upcxx::barrier();
+    for (int i = 0; i < 1000 && upcxx::shared_segment_used() != used_before; ++i) upcxx::progress();
+    SPMD_CHECK(upcxx::shared_segment_used() == used_before);
+  }
+
   upcxx::barrier();
   upcxx::delete_array(slots);
   upcxx::delete_(mine);
