@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <new>
 #include <unordered_map>
@@ -51,6 +52,7 @@ enum : tr::am_handler_id {
   am_batch = 1,       // records back to back
   am_large = 3,       // large_ref to one record in the sender's shared heap
   am_large_done = 5,  // the receiver is done with a large record: the sender frees it
+  am_fragment = 7,    // a piece of a large record that found no room in the sender's heap
 };
 
 // A batch is at most 8 KiB (less if the transport's messages are smaller); records of up to
@@ -63,6 +65,14 @@ std::size_t g_batch_record_max = batch_bytes_max / 4;
 struct large_ref {
   std::uint64_t owner_addr;
   std::uint64_t bytes;
+};
+
+// The header of one piece of a large record sent through the ring (the heap had no room):
+// which record of the sender's, its length, and where this piece goes.
+struct fragment_head {
+  std::uint64_t id;
+  std::uint64_t total;
+  std::uint64_t offset;
 };
 
 struct owned_message {
@@ -94,6 +104,13 @@ struct rpc_state {
   std::uint64_t next_dist_id = 1;
   std::vector<out_batch> batches;  // per target rank
   std::vector<upcxx::intrank_t> dirty;  // targets with records waiting
+  // Large records arriving in pieces, by (source, sender's id): the bytes so far.
+  struct assembly {
+    std::vector<std::byte> bytes;
+    std::uint64_t received = 0;
+  };
+  std::map<std::pair<upcxx::intrank_t, std::uint64_t>, assembly> assemblies;
+  std::uint64_t next_fragmented_id = 0;
 };
 
 // A plain global, not a function-local static: the send path reads it on every call and
@@ -102,6 +119,7 @@ rpc_state g_rpc;
 inline rpc_state& st() { return g_rpc; }
 
 thread_local bool t_direct = false;  // inside master user progress: calls may run in place
+thread_local int t_in_place = 0;     // bodies running on a transport message (no poll possible)
 std::size_t g_max_inline = 0;        // the transport's medium-message limit, read at attach
 // Whether any batch holds records; read without the runtime lock by progress_required().
 std::atomic<bool> g_batched{false};
@@ -141,7 +159,9 @@ void run_call(const std::byte* record, std::size_t bytes, upcxx::intrank_t sourc
   // calls takes the lock itself. The message stays where it is: the ring is not consumed
   // meanwhile (other threads' polls return at once while a handler runs).
   runtime_unlock user_code;
+  t_in_place += owned == nullptr;
   exec(upcxx::detail::rpc_incoming{record, bytes, source});
+  t_in_place -= owned == nullptr;
 }
 
 void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source) {
@@ -163,6 +183,33 @@ void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source
   } else {
     st().backlog.push_back(owned_message{source, copy_of(record, bytes)});
   }
+}
+
+// A record reassembled from pieces: run it from its own buffer, or move that buffer to the
+// backlog (no copy).
+void deliver_owned(owned_message m) {
+  const auto* w = reinterpret_cast<const rpc_wire*>(m.bytes.data());
+  if (w->kind == upcxx::detail::rpc_reply || t_direct) {
+    deliver(m.bytes.data(), m.bytes.size(), m.source);  // runs it, or parks a copy
+  } else {
+    st().backlog.push_back(std::move(m));
+  }
+}
+
+void on_fragment(const tr::am_message& m) {
+  fragment_head head;
+  std::memcpy(&head, m.header.data(), sizeof head);
+  auto& s = st();
+  auto key = std::make_pair(m.source, head.id);
+  auto& a = s.assemblies[key];
+  if (a.bytes.empty()) a.bytes.resize(head.total);
+  if (head.offset + m.payload.size() > head.total) util::fatal("corrupt RPC fragment from rank %d", m.source);
+  std::memcpy(a.bytes.data() + head.offset, m.payload.data(), m.payload.size());
+  a.received += m.payload.size();
+  if (a.received < head.total) return;
+  owned_message whole{m.source, std::move(a.bytes)};
+  s.assemblies.erase(key);
+  deliver_owned(std::move(whole));
 }
 
 void on_batch(const tr::am_message& m) {
@@ -209,7 +256,7 @@ void* allocate_after_large_sends_drain(std::size_t bytes) {
   rpc_direct_scope internal_only(false);
   auto last_change = std::chrono::steady_clock::now();
   std::size_t seen = g_large_outstanding;
-  while (g_large_outstanding > 0) {
+  while (g_large_outstanding > 0 && t_in_place == 0) {
     flush_all();
     tp.poll();
     if (tp.job_aborting()) std::_Exit(1);
@@ -299,7 +346,20 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   // Rendezvous: one copy into our own segment, which the target reads in place.
   void* buf = upcxx::detail::heap_allocate(bytes, 64);
   if (!buf) buf = allocate_after_large_sends_drain(bytes);
-  if (!buf) upcxx::detail::throw_bad_shared_alloc("upcxx::rpc or rpc_ff (a large argument or result buffer)", bytes);
+  if (!buf) {
+    // No room in our heap: send the record through the ring in pieces, reassembled at the
+    // target (one more copy there). From inside a handler, pieces that meet a full ring are
+    // parked by the transport, as any handler send.
+    fragment_head head{++st().next_fragmented_id, bytes, 0};
+    const std::size_t piece = (g_max_inline - sizeof head) & ~std::size_t{15};
+    for (; head.offset < bytes; head.offset += piece) {
+      std::size_t n = std::min(piece, bytes - head.offset);
+      auto status = tp.am_send(target, am_fragment, std::as_bytes(std::span(&head, 1)),
+                               std::span<const std::byte>(record + head.offset, n), tr::op_none);
+      if (status != tr::status::ok) util::fatal("sending a large RPC to rank %d failed", target);
+    }
+    return;
+  }
   ++g_large_outstanding;
   std::memcpy(buf, record, bytes);
   large_ref ref{reinterpret_cast<std::uint64_t>(buf), bytes};
@@ -324,6 +384,7 @@ void rpc_attach(transport::transport& tp) {
   tp.am_register(am_batch, on_batch);
   tp.am_register(am_large, on_large);
   tp.am_register(am_large_done, on_large_done);
+  tp.am_register(am_fragment, on_fragment);
 }
 
 rpc_direct_scope::rpc_direct_scope(bool allow) : previous_(t_direct) { t_direct = allow; }

@@ -338,6 +338,27 @@ int main() {
     SPMD_CHECK(upcxx::shared_segment_used() == used_before);
   }
 
+  // A program that has filled its own heap still gets large calls and results through: they
+  // travel through the ring in pieces (spec 9 gives rpc no out-of-memory failure).
+  {
+    std::vector<upcxx::global_ptr<char>> hog;
+    for (std::size_t block = 1 << 20; block >= 4096; block /= 2) {
+      try {
+        for (;;) hog.push_back(upcxx::new_array<char>(block));
+      } catch (const upcxx::bad_shared_alloc&) {
+      }
+    }
+    std::vector<int> arg(300000 / sizeof(int));
+    std::iota(arg.begin(), arg.end(), me);
+    auto echoed = upcxx::rpc(right, [](std::vector<int>&& v) {
+                    for (auto& x : v) x += 1;
+                    return std::move(v);  // a large result from a heap that may be full too
+                  }, arg).wait();
+    SPMD_CHECK(echoed.size() == arg.size() && echoed.front() == me + 1 && echoed.back() == arg.back() + 1);
+    upcxx::barrier();  // every rank's heap was full at once
+    for (auto& g : hog) upcxx::delete_array(g);
+  }
+
   upcxx::barrier();
   upcxx::delete_array(slots);
   upcxx::delete_(mine);
