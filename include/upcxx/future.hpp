@@ -30,6 +30,10 @@ namespace upcxx {
 template <typename... T>
 class future;
 
+// True inside the restricted context (spec §10.2); declared with the personas in
+// persona.hpp, which includes this header.
+bool in_progress();
+
 namespace detail {
 
 struct adopt_cell_t {};
@@ -88,9 +92,8 @@ template <typename U>
 using cref_t = std::conditional_t<std::is_reference_v<U>, U, const U&>;
 
 void wait_for_cell(const cell_base* c);  // user-level progress until c is ready (progress.cpp)
-// Debug codemode: the calling thread runs a callback inside user-level progress (the
-// restricted context, spec §10.2), where `what` may not be called; reports it and aborts.
-bool in_restricted_context();
+// Debug codemode: reports that `what` was called in the restricted context (spec §10.2),
+// where it may not be, and aborts.
 [[noreturn]] void fail_restricted(const char* what);
 
 template <typename Fut>
@@ -224,7 +227,7 @@ class future {
 #if UPCXX_ASSERT_ENABLED
     // spec §5.8.1 ¶58, ¶63, ¶67: the progress it would need cannot happen there, so the
     // wait would never end. (A ready future returns at once and is let through.)
-    if (detail::in_restricted_context()) [[unlikely]]
+    if (in_progress()) [[unlikely]]
       detail::fail_restricted("future::wait()");
 #endif
     detail::wait_for_cell(cell_);

@@ -176,8 +176,6 @@ bool in_progress() { return tls().in_user_progress; }
 
 namespace detail {
 
-bool in_restricted_context() { return tls().in_user_progress; }
-
 void fail_restricted(const char* what) {
   gannet::util::fatal("%s called inside the restricted context: a callback that UPC++ progress is running (an RPC "
                       "body, a then() callback, an LPC or completion). Progress cannot happen there, so waiting "

@@ -119,7 +119,7 @@ rpc_state g_rpc;
 inline rpc_state& st() { return g_rpc; }
 
 thread_local bool t_direct = false;  // inside master user progress: calls may run in place
-thread_local int t_in_place = 0;     // bodies running on a transport message (no poll possible)
+thread_local int t_in_handler = 0;   // inside our transport handlers: poll() cannot be re-entered
 std::size_t g_max_inline = 0;        // the transport's medium-message limit, read at attach
 // Whether any batch holds records; read without the runtime lock by progress_required().
 std::atomic<bool> g_batched{false};
@@ -159,9 +159,7 @@ void run_call(const std::byte* record, std::size_t bytes, upcxx::intrank_t sourc
   // calls takes the lock itself. The message stays where it is: the ring is not consumed
   // meanwhile (other threads' polls return at once while a handler runs).
   runtime_unlock user_code;
-  t_in_place += owned == nullptr;
   exec(upcxx::detail::rpc_incoming{record, bytes, source});
-  t_in_place -= owned == nullptr;
 }
 
 void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source) {
@@ -185,18 +183,30 @@ void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source
   }
 }
 
-// A record reassembled from pieces: run it from its own buffer, or move that buffer to the
-// backlog (no copy).
+// Marks the calling thread as inside one of the handlers below for its lifetime: whatever
+// they run (calls, replies and the callbacks replies ready) cannot make the transport poll.
+struct handler_scope {
+  handler_scope() { ++t_in_handler; }
+  ~handler_scope() { --t_in_handler; }
+  handler_scope(const handler_scope&) = delete;
+  handler_scope& operator=(const handler_scope&) = delete;
+};
+
+// A record reassembled from pieces, as deliver() does, but owning its bytes: a call that
+// waits (backlog, or parked on a dist id) keeps the buffer instead of a copy.
 void deliver_owned(owned_message m) {
   const auto* w = reinterpret_cast<const rpc_wire*>(m.bytes.data());
-  if (w->kind == upcxx::detail::rpc_reply || t_direct) {
-    deliver(m.bytes.data(), m.bytes.size(), m.source);  // runs it, or parks a copy
+  if (w->kind == upcxx::detail::rpc_reply) {
+    deliver(m.bytes.data(), m.bytes.size(), m.source);
+  } else if (t_direct) {
+    run_call(m.bytes.data(), m.bytes.size(), m.source, &m);
   } else {
     st().backlog.push_back(std::move(m));
   }
 }
 
 void on_fragment(const tr::am_message& m) {
+  handler_scope in_handler;
   fragment_head head;
   std::memcpy(&head, m.header.data(), sizeof head);
   auto& s = st();
@@ -213,6 +223,7 @@ void on_fragment(const tr::am_message& m) {
 }
 
 void on_batch(const tr::am_message& m) {
+  handler_scope in_handler;
   const std::byte* p = m.payload.data();
   const std::byte* end = p + m.payload.size();
   while (p < end) {
@@ -230,6 +241,7 @@ void on_batch(const tr::am_message& m) {
 
 // Large records are read where the sender left them; the sender frees them when told.
 void on_large(const tr::am_message& m) {
+  handler_scope in_handler;
   large_ref ref;
   std::memcpy(&ref, m.payload.data(), sizeof ref);
   auto* record = static_cast<const std::byte*>(the_transport().local_address(m.source, ref.owner_addr));
@@ -256,7 +268,7 @@ void* allocate_after_large_sends_drain(std::size_t bytes) {
   rpc_direct_scope internal_only(false);
   auto last_change = std::chrono::steady_clock::now();
   std::size_t seen = g_large_outstanding;
-  while (g_large_outstanding > 0 && t_in_place == 0) {
+  while (g_large_outstanding > 0 && t_in_handler == 0) {
     flush_all();
     tp.poll();
     if (tp.job_aborting()) std::_Exit(1);

@@ -328,17 +328,14 @@ void detail::barrier_unchecked(const team& t) {
   constexpr unsigned spin_cap = 256;
   unsigned spins = 0;
   for (;;) {
-    {
-      gannet::runtime::runtime_lock lock;
-      if (r.tp->barrier_test()) return;
-    }
-    upcxx::progress();
-    if (r.tp->job_aborting()) std::_Exit(1);  // the launcher is ending the job
     hint h;
     {
       gannet::runtime::runtime_lock lock;
+      if (r.tp->barrier_test()) return;
       h = r.tp->barrier_wait_hint();
     }
+    upcxx::progress();
+    if (r.tp->job_aborting()) std::_Exit(1);  // the launcher is ending the job
     const unsigned limit = h == hint::any ? gannet::runtime::spin_limit() : spin_cap;
     if (h == hint::yield || ++spins >= limit) {
       ::sched_yield();
