@@ -39,7 +39,9 @@ struct rpc_incoming {
 };
 using rpc_exec_fn = void (*)(const rpc_incoming&);
 
-enum rpc_kind : std::uint16_t { rpc_call = 1, rpc_call_reply = 2, rpc_reply = 3 };
+// rpc_internal: a runtime message (atomics, collectives, non-contiguous RMA) whose handler
+// runs at once at any progress level; its dist_ids field names the handler (rpc.cpp).
+enum rpc_kind : std::uint16_t { rpc_call = 1, rpc_call_reply = 2, rpc_reply = 3, rpc_internal = 4 };
 
 struct rpc_wire {
   std::uint32_t bytes;     // the whole record (a multiple of 16 inside a batch); written by the runtime

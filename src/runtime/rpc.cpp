@@ -162,9 +162,21 @@ void run_call(const std::byte* record, std::size_t bytes, upcxx::intrank_t sourc
   exec(upcxx::detail::rpc_incoming{record, bytes, source});
 }
 
+internal_handler g_internal[static_cast<std::size_t>(internal_id::count_)] = {};
+
+void run_internal(const std::byte* record, std::size_t bytes, upcxx::intrank_t source) {
+  const auto* w = reinterpret_cast<const rpc_wire*>(record);
+  internal_handler fn = w->dist_ids < std::size(g_internal) ? g_internal[w->dist_ids] : nullptr;
+  if (!fn) util::fatal("runtime message from rank %d for unregistered handler %u", source, w->dist_ids);
+  fn(source, record + sizeof(rpc_wire), bytes - sizeof(rpc_wire));
+}
+
 void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source) {
   const auto* w = reinterpret_cast<const rpc_wire*>(record);
-  if (w->kind == upcxx::detail::rpc_reply) {
+  if (w->kind == upcxx::detail::rpc_internal) {
+    // Library code: runs now, whatever the progress level.
+    run_internal(record, bytes, source);
+  } else if (w->kind == upcxx::detail::rpc_reply) {
     // A reply is handled at once, at any progress level, by the thread holding the
     // initiating persona: its notifications touch that persona's futures, promises and
     // callbacks, which no other thread may touch (spec §10.5). Any other thread (a
@@ -196,7 +208,7 @@ struct handler_scope {
 // waits (backlog, or parked on a dist id) keeps the buffer instead of a copy.
 void deliver_owned(owned_message m) {
   const auto* w = reinterpret_cast<const rpc_wire*>(m.bytes.data());
-  if (w->kind == upcxx::detail::rpc_reply) {
+  if (w->kind == upcxx::detail::rpc_reply || w->kind == upcxx::detail::rpc_internal) {
     deliver(m.bytes.data(), m.bytes.size(), m.source);
   } else if (t_direct) {
     run_call(m.bytes.data(), m.bytes.size(), m.source, &m);
@@ -413,6 +425,27 @@ bool rpc_run_backlog() {
 }
 
 bool rpc_batched() { return g_batched.load(std::memory_order_relaxed); }
+
+void internal_register(internal_id id, internal_handler fn) { g_internal[static_cast<std::size_t>(id)] = fn; }
+
+void internal_send(int target, internal_id id, const void* head, std::size_t head_bytes, const void* body,
+                   std::size_t body_bytes) {
+  const std::size_t body_at = sizeof(rpc_wire) + internal_body_offset(head_bytes);
+  const std::size_t bytes = body_at + body_bytes;
+  // Small records are built on the stack; send() copies them into the batch.
+  alignas(16) std::byte small[512];
+  std::unique_ptr<std::byte[]> big;
+  std::byte* record = small;
+  if (bytes > sizeof small) {
+    big.reset(new std::byte[bytes]);  // operator new[] aligns to 16
+    record = big.get();
+  }
+  rpc_wire wire{0, upcxx::detail::rpc_internal, static_cast<std::uint16_t>(id), 0};
+  std::memcpy(record, &wire, sizeof wire);
+  if (head_bytes) std::memcpy(record + sizeof wire, head, head_bytes);
+  if (body_bytes) std::memcpy(record + body_at, body, body_bytes);
+  send(target, record, bytes);
+}
 
 bool rpc_flush() {
   if (!g_batched.load(std::memory_order_relaxed)) return false;

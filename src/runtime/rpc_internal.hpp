@@ -1,6 +1,9 @@
 // Internal hooks of the RPC machinery (rpc.cpp) for init and progress.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 namespace gannet::transport {
 class transport;
 }
@@ -29,5 +32,30 @@ bool rpc_run_backlog();
 bool rpc_flush();
 // Whether outgoing records wait in batches (any thread may ask, without the lock).
 bool rpc_batched();
+
+// Runtime messages: the library's own requests and replies (remote atomics, collectives,
+// non-contiguous RMA) travel as records of kind rpc_internal in the same per-target batches
+// as RPCs, so they keep the order of the calls around them and share the large-record
+// paths. The handler runs at the target as soon as the record arrives, at any progress
+// level (internal progress is enough: spec 10.1, these operations need no user progress at
+// their target), on the bytes in place. It runs library code only, may send runtime
+// messages and RPC replies, and must not poll or wait.
+enum class internal_id : std::uint16_t {
+  amo = 1,        // remote atomics (atomics.cpp)
+  amo_reply = 2,
+  coll = 3,       // collectives (src/coll)
+  vis = 4,        // non-contiguous RMA
+  vis_reply = 5,
+  count_ = 16,
+};
+using internal_handler = void (*)(int source, const std::byte* payload, std::size_t bytes);
+void internal_register(internal_id id, internal_handler fn);
+// Sends head followed by body (head padded to 16 bytes, so the body keeps 16-byte alignment
+// when the record does) to `target`. The buffers may be reused on return. Leaves with the
+// target's batch: at the next progress call, flush, or when the batch is full.
+void internal_send(int target, internal_id id, const void* head, std::size_t head_bytes, const void* body = nullptr,
+                   std::size_t body_bytes = 0);
+// Where a handler finds the body that followed a head of head_bytes.
+constexpr std::size_t internal_body_offset(std::size_t head_bytes) { return (head_bytes + 15) & ~std::size_t{15}; }
 
 }  // namespace gannet::runtime
