@@ -111,7 +111,7 @@ class dist_object {
 #if UPCXX_ASSERT_ENABLED
     detail::check_master_persona("the upcxx::dist_object constructor (collective)");
 #endif
-    id_ = detail::dist_next_id();
+    id_ = detail::dist_next_id(*team_);
     detail::dist_register(id_, this);
   }
 
@@ -122,10 +122,6 @@ class dist_object {
 
 }  // namespace upcxx
 
-template <>
-struct std::hash<upcxx::team_id> {
-  std::size_t operator()(const upcxx::team_id& t) const noexcept { return std::hash<std::uint32_t>{}(t.raw()); }
-};
 
 template <typename T>
 struct std::hash<upcxx::dist_id<T>> {

@@ -143,7 +143,7 @@ struct arg_holder<dist_object<T>> {
 template <>
 struct arg_holder<team> {
   team* p;
-  arg_holder(serial_reader& r, const std::uint64_t*&) : p(&team_from_id(deserialize_from<std::uint32_t>(r))) {}
+  arg_holder(serial_reader& r, const std::uint64_t*&) : p(&team_from_id(deserialize_from<std::uint64_t>(r))) {}
   team& get() { return *p; }
 };
 

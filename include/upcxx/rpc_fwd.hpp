@@ -17,6 +17,7 @@
 
 namespace upcxx {
 class persona;
+class team;
 }
 
 namespace upcxx::detail {
@@ -47,7 +48,8 @@ struct rpc_wire {
   std::uint32_t bytes;     // the whole record (a multiple of 16 inside a batch); written by the runtime
   std::uint16_t kind;      // rpc_kind
   std::uint16_t dist_ids;  // calls: how many dist ids follow
-  std::uint64_t word;      // calls: the executor's fn_token bits; reply: the reply_base*
+  std::uint64_t word;      // calls: the executor's fn_token bits; reply: the reply_base*;
+                           // internal: the payload's length (the record's is padded)
 };
 static_assert(sizeof(rpc_wire) == 16);
 
@@ -78,8 +80,8 @@ const fn_token& exec_token() {
   return t;
 }
 
-// Distributed objects: ids are handed out in collective construction order.
-std::uint64_t dist_next_id();
+// Distributed objects: ids are handed out in the team's collective construction order.
+std::uint64_t dist_next_id(const team& t);
 void dist_register(std::uint64_t id, void* object);
 void dist_unregister(std::uint64_t id);
 void* dist_lookup(std::uint64_t id);  // null while not constructed here

@@ -1,29 +1,43 @@
-// Teams and barrier (spec chapter 11 and §12.2), as far as the foundation needs them:
-// world(), local_team(), their rank queries and translation, and barrier() over world().
-// Team construction by split() and the other collectives come with the collectives work.
+// Teams (spec chapter 11) and the blocking barrier (§12.2).
+//
+// A team is an ordered set of ranks. world() and local_team() exist from init on; new teams
+// come from split() and create(), both collective over the parent team and called by the
+// thread with the master persona. Every member names a team by the same team_id, so ids
+// travel in RPCs and team_id::here() finds the member's own team object.
 //
 // barrier() is collective over the team and blocking; while it waits it makes user-level
 // progress. Memory ordering: every store a rank made before entering the barrier is visible
-// to every load any rank makes after leaving it.
+// to every load any rank makes after leaving it. The other collectives are in
+// collectives.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <source_location>
+#include <utility>
 #include <vector>
 
+#include "upcxx/detail/source_loc.hpp"
 #include "upcxx/detail/state.hpp"
 #include "upcxx/future.hpp"
 #include "upcxx/global_ptr.hpp"
 #include "upcxx/init.hpp"
+#include "upcxx/promise.hpp"
 
 namespace upcxx {
 
 class team;
 class team_id;
 
+// The entry barrier of team::destroy and atomic_domain::destroy (spec §12.2 ¶1).
+enum class entry_barrier { none, internal, user };
+
 namespace detail {
-team& team_from_id(std::uint32_t id);  // runtime.cpp
-std::uint32_t team_id_of(const team& t);
+team& team_from_id(std::uint64_t id);  // runtime.cpp
+std::uint64_t team_id_of(const team& t);
+void team_when_here(std::uint64_t id, promise<team&> pro);
+struct team_internal;  // the runtime's access to a team's private state (team.cpp)
 }  // namespace detail
 
 // The universal name of a team (spec §11.3.2): equal on every member, trivially
@@ -42,27 +56,33 @@ class team_id {
   friend bool operator>=(team_id a, team_id b) { return a.id_ >= b.id_; }
 
   // Internal.
-  static team_id from_raw(std::uint32_t id) {
+  static team_id from_raw(std::uint64_t id) {
     team_id t;
     t.id_ = id;
     return t;
   }
-  std::uint32_t raw() const { return id_; }
+  std::uint64_t raw() const { return id_; }
 
  private:
-  std::uint32_t id_ = ~std::uint32_t{0};
+  std::uint64_t id_ = ~std::uint64_t{0};
 };
 
 class team {
  public:
-  team(team&&) = default;
+  // A color that leaves the caller out of every subteam (spec §11.3.1 ¶3).
+  static constexpr intrank_t color_none = -0xbad;
+
+  // Precondition (spec §11.3.1 ¶27): no operation on `other` since its creation. The moved-to
+  // object takes over the team's registration; `other` may only be destroyed.
+  team(team&& other) noexcept;
   team& operator=(team&&) = delete;
   team(const team&) = delete;
   team& operator=(const team&) = delete;
+  ~team();
 
   intrank_t rank_me() const { return me_; }
-  team_id id() const { return team_id::from_raw(detail::team_id_of(*this)); }
   intrank_t rank_n() const { return n_; }
+  team_id id() const { return team_id::from_raw(id_); }
 
   // World rank of this team's member `i`.
   intrank_t operator[](intrank_t i) const {
@@ -74,25 +94,72 @@ class team {
   intrank_t from_world(intrank_t r, intrank_t otherwise) const;
   intrank_t from_world(intrank_t r) const;
 
+  // Collective over this team (spec §11.3.1 ¶19): the callers with one color form a new team,
+  // ordered by key and then by rank in this team. color_none returns an invalid team.
+  // User-level progress.
+  team split(intrank_t color, intrank_t key) const;
+
+  // Collective over this team (UPC++ 2021.9): every caller passes the ranks, in this team, of
+  // the new team it joins, in the order they take in it; all members of one new team pass the
+  // same sequence. A caller whose sequence does not contain its own rank (an empty one, say)
+  // gets an invalid team. User-level progress.
+  template <typename Iterable>
+  team create(const Iterable& ranks) const {
+    std::vector<intrank_t> list;
+    for (const auto& r : ranks) list.push_back(static_cast<intrank_t>(r));
+    return create_from(std::move(list));
+  }
+
+  // Collective over this team (spec §11.3.1 ¶30): after the entry barrier, the team's state
+  // on this rank is released; the object may then only be destroyed.
+  void destroy(entry_barrier lev = entry_barrier::user);
+
+  // Whether this object represents a team (false after a move, destroy() or a split with
+  // color_none). UPC++ 2022.3.
+  bool is_active() const { return active_; }
+
   // Internal: builds world (empty member list = identity) or a team of listed world ranks.
-  team(detail::gptr_raw_tag, std::vector<intrank_t> members, intrank_t world_me, intrank_t world_n);
+  team(detail::gptr_raw_tag, std::vector<intrank_t> members, intrank_t world_me, intrank_t world_n,
+       std::uint64_t id);
 
  private:
-  std::vector<intrank_t> members_;  // ascending world ranks; empty means "all, identity"
+  friend struct detail::team_internal;
+  team() = default;  // invalid
+  team create_from(std::vector<intrank_t> parent_ranks) const;
+
+  std::vector<intrank_t> members_;  // team rank -> world rank; empty means "all, identity"
+  // (world rank, team rank), sorted by world rank, for from_world (empty for the identity).
+  std::vector<std::pair<intrank_t, intrank_t>> by_world_;
   intrank_t me_ = 0;
   intrank_t n_ = 0;
+  std::uint64_t id_ = ~std::uint64_t{0};
+  bool active_ = false;
+  // Collectives issued on this team so far, in the order every member issues them (spec
+  // §12.1): (id, sequence number) names one collective on every member.
+  mutable std::uint64_t coll_seq_ = 0;
+  mutable std::uint64_t dist_seq_ = 0;  // dist_objects constructed over this team
 };
 
 team& world();
 team& local_team();
 
-// The fundamental teams exist from init on, so their ids are always here.
-inline future<team&> team_id::when_here() const { return make_future<team&>(here()); }
+inline future<team&> team_id::when_here() const {
+  promise<team&> pro;
+  future<team&> f = pro.get_future();
+  detail::team_when_here(id_, std::move(pro));
+  return f;
+}
 
 // Whether world rank r shares this process's local team (its memory is load/store reachable).
-bool local_team_contains(intrank_t world_rank,
-                         std::source_location loc = std::source_location::current());
+bool local_team_contains(intrank_t world_rank, std::source_location loc = std::source_location::current());
 
 void barrier(const team& t = world());
 
 }  // namespace upcxx
+
+namespace std {
+template <>
+struct hash<upcxx::team_id> {
+  std::size_t operator()(const upcxx::team_id& t) const noexcept { return std::hash<std::uint64_t>{}(t.raw()); }
+};
+}  // namespace std

@@ -30,4 +30,5 @@
 #include "upcxx/serialization.hpp"
 #include "upcxx/rpc.hpp"
 #include "upcxx/dist_object.hpp"
+#include "upcxx/collectives.hpp"
 #include "upcxx/say.hpp"

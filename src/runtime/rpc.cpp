@@ -168,7 +168,9 @@ void run_internal(const std::byte* record, std::size_t bytes, upcxx::intrank_t s
   const auto* w = reinterpret_cast<const rpc_wire*>(record);
   internal_handler fn = w->dist_ids < std::size(g_internal) ? g_internal[w->dist_ids] : nullptr;
   if (!fn) util::fatal("runtime message from rank %d for unregistered handler %u", source, w->dist_ids);
-  fn(source, record + sizeof(rpc_wire), bytes - sizeof(rpc_wire));
+  // The record's length is padded to 16 in a batch; the word holds the payload's own length.
+  if (w->word > bytes - sizeof(rpc_wire)) util::fatal("corrupt runtime message from rank %d", source);
+  fn(source, record + sizeof(rpc_wire), static_cast<std::size_t>(w->word));
 }
 
 void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source) {
@@ -440,7 +442,7 @@ void internal_send(int target, internal_id id, const void* head, std::size_t hea
     big.reset(new std::byte[bytes]);  // operator new[] aligns to 16
     record = big.get();
   }
-  rpc_wire wire{0, upcxx::detail::rpc_internal, static_cast<std::uint16_t>(id), 0};
+  rpc_wire wire{0, upcxx::detail::rpc_internal, static_cast<std::uint16_t>(id), bytes - sizeof(rpc_wire)};
   std::memcpy(record, &wire, sizeof wire);
   if (head_bytes) std::memcpy(record + sizeof wire, head, head_bytes);
   if (body_bytes) std::memcpy(record + body_at, body, body_bytes);
@@ -461,7 +463,14 @@ void rpc_send(intrank_t target, std::byte* record, std::size_t bytes) {
   gannet::runtime::send(target, record, bytes);
 }
 
-std::uint64_t dist_next_id() { return gannet::runtime::st().next_dist_id++; }
+std::uint64_t dist_next_id_for(const team& t, std::uint64_t world_next);  // src/coll/team.cpp
+
+std::uint64_t dist_next_id(const team& t) {
+  auto& s = gannet::runtime::st();
+  std::uint64_t id = dist_next_id_for(t, s.next_dist_id);
+  if (id == s.next_dist_id) ++s.next_dist_id;
+  return id;
+}
 
 void dist_register(std::uint64_t id, void* object) {
   gannet::runtime::runtime_lock lock;

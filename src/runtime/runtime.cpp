@@ -28,6 +28,12 @@
 namespace upcxx::detail {
 runtime_state g_state;
 void barrier_unchecked(const team& t);  // barrier() without the debug-codemode caller checks
+void team_barrier(const team& t);       // src/coll/team.cpp: any team
+bool debug_checks_enabled();
+}
+
+namespace gannet::coll {
+void coll_attach();  // src/coll/coll.cpp
 }
 
 namespace gannet::runtime {
@@ -182,6 +188,7 @@ void detail::init_library(bool par, bool debug) {
     if (seconds > 0) tp.watch_attentiveness(seconds);
   }
   gannet::runtime::rpc_attach(tp);
+  gannet::coll::coll_attach();
   const int n = tp.rank_n();
   const int me = tp.rank_me();
 
@@ -210,8 +217,8 @@ void detail::init_library(bool par, bool debug) {
   intrank_t local_me = 0;
   for (std::size_t i = 0; i < local_members.size(); ++i)
     if (local_members[i] == me) local_me = static_cast<intrank_t>(i);
-  r.world.emplace(detail::gptr_raw_tag{}, std::vector<intrank_t>{}, me, n);
-  r.local.emplace(detail::gptr_raw_tag{}, std::move(local_members), local_me, n);
+  r.world.emplace(detail::gptr_raw_tag{}, std::vector<intrank_t>{}, me, n, 0);
+  r.local.emplace(detail::gptr_raw_tag{}, std::move(local_members), local_me, n, 1);
 
   detail::g_state.rank_me = me;
   detail::g_state.rank_n = n;
@@ -242,41 +249,7 @@ bool initialized() { return detail::g_state.init_count > 0; }
 
 char* getenv_console(const char* env_var) { return std::getenv(env_var); }
 
-// ---- teams ---------------------------------------------------------------------------
-
-team::team(detail::gptr_raw_tag, std::vector<intrank_t> members, intrank_t me, intrank_t world_n)
-    : members_(std::move(members)), me_(me), n_(members_.empty() ? world_n : static_cast<intrank_t>(members_.size())) {
-  // A member list equal to 0..world_n-1 is the identity: store it as such.
-  bool identity = static_cast<intrank_t>(members_.size()) == world_n;
-  for (std::size_t i = 0; identity && i < members_.size(); ++i) identity = members_[i] == static_cast<intrank_t>(i);
-  if (identity) members_.clear();
-}
-
-intrank_t team::from_world(intrank_t r, intrank_t otherwise) const {
-  if (members_.empty()) return (r >= 0 && r < n_) ? r : otherwise;
-  for (std::size_t i = 0; i < members_.size(); ++i)
-    if (members_[i] == r) return static_cast<intrank_t>(i);
-  return otherwise;
-}
-
-intrank_t team::from_world(intrank_t r) const {
-  intrank_t t = from_world(r, -1);
-  UPCXX_ASSERT_ALWAYS(t >= 0, "team::from_world(" << r << "): rank is not a member of this team");
-  return t;
-}
-
-namespace detail {
-// Teams travel in RPC arguments as ids: 0 is world, 1 the local team.
-std::uint32_t team_id_of(const team& t) {
-  if (&t == &*rt().world) return 0;
-  if (&t == &*rt().local) return 1;
-  gannet::util::fatal("only world() and local_team() can be passed to an RPC in this build");
-}
-team& team_from_id(std::uint32_t id) {
-  if (id > 1) gannet::util::fatal("team_id::here(): not the id of a team this rank has constructed");
-  return id == 0 ? *rt().world : *rt().local;
-}
-}  // namespace detail
+// ---- teams (src/coll/team.cpp builds the others) ----
 
 team& world() {
   detail::check_init("upcxx::world()", std::source_location::current());
@@ -301,16 +274,17 @@ void barrier(const team& t) {
     if (in_progress()) detail::fail_restricted("upcxx::barrier()");  // spec §10.2 ¶4
     detail::check_master_persona("upcxx::barrier()");
   }
-  detail::barrier_unchecked(t);
+  detail::team_barrier(t);
 }
+
+bool detail::debug_checks_enabled() { return g_debug_checks; }
 
 // The barrier of init, finalize and all_gather: their callers were checked, or (finalize
 // called without the master persona) are let through as before.
 void detail::barrier_unchecked(const team& t) {
   auto& r = rt();
   if (t.rank_n() != detail::g_state.rank_n)
-    gannet::util::fatal("upcxx::barrier() over a team smaller than world() needs the collectives "
-                        "layer, which this build does not have yet");
+    gannet::util::fatal("internal: the transport's barrier over a team that is not world()");
   {
     gannet::runtime::runtime_lock lock;
     // Batched calls leave before we arrive: a barrier that is already complete returns
