@@ -31,4 +31,5 @@
 #include "upcxx/rpc.hpp"
 #include "upcxx/dist_object.hpp"
 #include "upcxx/collectives.hpp"
+#include "upcxx/atomic.hpp"
 #include "upcxx/say.hpp"

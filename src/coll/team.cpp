@@ -18,6 +18,7 @@
 
 #include "runtime/runtime.hpp"
 #include "transport/transport.hpp"
+#include "upcxx/atomic.hpp"
 #include "upcxx/collectives.hpp"
 #include "upcxx/persona.hpp"
 #include "upcxx/team.hpp"
@@ -265,15 +266,20 @@ team team::create_from(std::vector<intrank_t> parent_ranks) const {
 void team::destroy(entry_barrier lev) {
   if (!active_) gannet::util::fatal("upcxx::team::destroy on a team that was moved from, destroyed or is invalid");
   if (id_ <= 1) gannet::util::fatal("upcxx::team::destroy on world() or local_team() (spec 11.3.3)");
-  if (lev == entry_barrier::user) {
-    upcxx::barrier(*this);
-  } else if (lev == entry_barrier::internal && n_ > 1) {
-    gannet::coll::flag_client b;
-    detail::coll_start(*this, detail::coll_kind::barrier, 0, &b);
-    gannet::coll::wait_internal(&b.done);
-  }
+  detail::atomic_domain_entry_barrier(*this, lev);
   gannet::coll::withdraw(id_, this);
   active_ = false;
+}
+
+// The entry barrier of the collective destroy() calls (spec 12.2 ¶1).
+void detail::atomic_domain_entry_barrier(const team& t, entry_barrier lev) {
+  if (lev == entry_barrier::user) {
+    upcxx::barrier(t);
+  } else if (lev == entry_barrier::internal && t.rank_n() > 1) {
+    gannet::coll::flag_client b;
+    detail::coll_start(t, detail::coll_kind::barrier, 0, &b);
+    gannet::coll::wait_internal(&b.done);
+  }
 }
 
 void detail::team_barrier(const team& t) {

@@ -35,6 +35,9 @@ bool debug_checks_enabled();
 namespace gannet::coll {
 void coll_attach();  // src/coll/coll.cpp
 }
+namespace gannet::runtime {
+void atomics_attach();  // atomics.cpp
+}
 
 namespace gannet::runtime {
 namespace {
@@ -189,6 +192,7 @@ void detail::init_library(bool par, bool debug) {
   }
   gannet::runtime::rpc_attach(tp);
   gannet::coll::coll_attach();
+  gannet::runtime::atomics_attach();
   const int n = tp.rank_n();
   const int me = tp.rank_me();
 
