@@ -3,7 +3,9 @@
 //   manual       per update: if (gp.is_local()) *gp.local() ^= v; else RMA
 //   rma_promise  batches of rgets tracked by one promise, then rputs tracked by one promise
 //   rma_futures  the same batches, conjoining the operations' futures with when_all
-// each RMA variant with eager and with deferred notification. Updates are unsynchronized
+//   amo_promise  one atomic bit_xor per update (atomic_domain), batches tracked by a promise
+//   amo_futures  the same, conjoining the atomics' futures with when_all
+// each RMA and atomic variant with eager and with deferred notification. Updates are unsynchronized
 // (some lost updates are allowed, as in HPCC). Prints GUP/s and the ratio to raw.
 //   gannet-run -n 2 --shared-heap 64MB gannet-bench-gups [log2_words_per_rank] [repeats]
 #include <chrono>
@@ -100,6 +102,39 @@ void run_rma_futures(const table& t, u64 ran, u64 updates) {
   }
 }
 
+upcxx::atomic_domain<u64>* g_ad = nullptr;
+
+template <bool Eager>
+void run_amo_promise(const table& t, u64 ran, u64 updates) {
+  const upcxx::atomic_domain<u64>& ad = *g_ad;
+  for (u64 done = 0; done < updates; done += batch) {
+    upcxx::promise<> p;
+    for (int i = 0; i < batch; ++i) {
+      ran = next_random(ran);
+      if constexpr (Eager) ad.bit_xor(t.where(ran), ran, std::memory_order_relaxed, upcxx::operation_cx::as_eager_promise(p));
+      else ad.bit_xor(t.where(ran), ran, std::memory_order_relaxed, upcxx::operation_cx::as_defer_promise(p));
+    }
+    p.finalize().wait();
+  }
+}
+
+template <bool Eager>
+void run_amo_futures(const table& t, u64 ran, u64 updates) {
+  const upcxx::atomic_domain<u64>& ad = *g_ad;
+  auto cx = [] {
+    if constexpr (Eager) return upcxx::operation_cx::as_eager_future();
+    else return upcxx::operation_cx::as_defer_future();
+  };
+  for (u64 done = 0; done < updates; done += batch) {
+    upcxx::future<> f = upcxx::make_future();
+    for (int i = 0; i < batch; ++i) {
+      ran = next_random(ran);
+      f = upcxx::when_all(f, ad.bit_xor(t.where(ran), ran, std::memory_order_relaxed, cx()));
+    }
+    f.wait();
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -131,7 +166,13 @@ int main(int argc, char** argv) {
       {"rma_promise_defer", run_rma_promise<false>},
       {"rma_futures_eager", run_rma_futures<true>},
       {"rma_futures_defer", run_rma_futures<false>},
+      {"amo_promise_eager", run_amo_promise<true>},
+      {"amo_promise_defer", run_amo_promise<false>},
+      {"amo_futures_eager", run_amo_futures<true>},
+      {"amo_futures_defer", run_amo_futures<false>},
   };
+  upcxx::atomic_domain<u64> ad({upcxx::atomic_op::bit_xor});
+  g_ad = &ad;
   double best[std::size(variants)];
   if (me == 0)
     std::printf("# gups ranks=%d words_per_rank=2^%d updates_total=%llu batch=%d repeats=%d\n", n, log_words,
@@ -160,6 +201,7 @@ int main(int argc, char** argv) {
     }
   }
   upcxx::barrier();
+  ad.destroy();
   upcxx::delete_array(mine);
   upcxx::finalize();
   return 0;
