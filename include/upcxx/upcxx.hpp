@@ -29,5 +29,6 @@
 #include "upcxx/rma.hpp"
 #include "upcxx/serialization.hpp"
 #include "upcxx/rpc.hpp"
+#include "upcxx/vis.hpp"
 #include "upcxx/dist_object.hpp"
 #include "upcxx/say.hpp"

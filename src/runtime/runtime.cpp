@@ -182,6 +182,7 @@ void detail::init_library(bool par, bool debug) {
     if (seconds > 0) tp.watch_attentiveness(seconds);
   }
   gannet::runtime::rpc_attach(tp);
+  gannet::runtime::vis_attach();
   const int n = tp.rank_n();
   const int me = tp.rank_me();
 
