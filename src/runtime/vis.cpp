@@ -214,8 +214,51 @@ void vis_strided_init(vis_strided_runs& r, std::uintptr_t base, const std::ptrdi
   r.run_bytes = run;
 }
 
+// Both sides strided over the same extents: no run matching needed. The run is what both
+// sides have dense; the first remaining dimension is a tight loop of equal-size copies.
+void copy_strided_local(const vis_strided_runs& src, std::intptr_t src_delta, const vis_strided_runs& dst,
+                        std::intptr_t dst_delta) {
+  if (src.done || dst.done) return;  // an empty section (both see the same extents)
+  const std::size_t dim = src.dim;
+  std::size_t m = std::min(src.merged, dst.merged);
+  std::size_t run = src.run_bytes;
+  for (std::size_t k = src.merged; k > m; --k) run /= src.extents[k - 1];
+  std::ptrdiff_t so = 0, dof = 0;
+  const auto* s = reinterpret_cast<const std::byte*>(src.base + src_delta);
+  auto* d = reinterpret_cast<std::byte*>(dst.base + dst_delta);
+  if (m == dim) {
+    std::memcpy(d, s, run);
+    return;
+  }
+  const std::size_t inner = src.extents[m];
+  const std::ptrdiff_t ss = src.strides[m], ds = dst.strides[m];
+  std::size_t* index = src.index;  // the caller's storage; dims above m only
+  for (;;) {
+    const std::byte* sp = s + so;
+    std::byte* dp = d + dof;
+    for (std::size_t i = 0; i < inner; ++i, sp += ss, dp += ds) std::memcpy(dp, sp, run);
+    std::size_t k = m + 1;
+    for (; k < dim; ++k) {
+      if (++index[k] < src.extents[k]) {
+        so += src.strides[k];
+        dof += dst.strides[k];
+        break;
+      }
+      so -= static_cast<std::ptrdiff_t>(src.extents[k] - 1) * src.strides[k];
+      dof -= static_cast<std::ptrdiff_t>(src.extents[k] - 1) * dst.strides[k];
+      index[k] = 0;
+    }
+    if (k >= dim) return;
+  }
+}
+
 void vis_copy_local(vis_runs& src, std::intptr_t src_delta, vis_runs& dst, std::intptr_t dst_delta, const char* what,
                     const source_loc& loc) {
+  if (src.next == &strided_next && dst.next == &strided_next) {
+    // Strided sections always match in length (same extents).
+    copy_strided_local(static_cast<vis_strided_runs&>(src), src_delta, static_cast<vis_strided_runs&>(dst), dst_delta);
+    return;
+  }
   // Walks both sequences at once: their runs need not line up.
   std::uintptr_t s = 0, d = 0;
   std::size_t sn = 0, dn = 0, src_total = 0, dst_total = 0;
