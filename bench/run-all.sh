@@ -32,3 +32,4 @@ record foundation-n4 "$run" -n 4 "$build/bench/gannet-bench-foundation"
 record futures "$run" -n 2 "$build/bench/gannet-bench-futures"
 record gups "$run" -n 2 --shared-heap 64MB "$build/bench/gannet-bench-gups" 22 5
 record rpc "$run" -n 2 "$build/bench/gannet-bench-rpc"
+record vis "$run" -n 2 "$build/bench/gannet-bench-vis"

@@ -24,7 +24,8 @@
 
 namespace upcxx {
 
-enum class memory_kind : int { any = 0, host = 1, cuda_device = 2 };
+// Device kinds exist so that portable programs compile; this build allocates host memory only.
+enum class memory_kind : int { any = 0, host = 1, cuda_device = 2, hip_device = 3, ze_device = 4 };
 
 template <typename T, memory_kind Kind = memory_kind::host>
 struct global_ptr;

@@ -369,9 +369,13 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
     tp.am_send(target, am_batch, {}, std::span<const std::byte>(record, bytes), tr::op_none);
     return;
   }
-  // Rendezvous: one copy into our own segment, which the target reads in place.
-  void* buf = upcxx::detail::heap_allocate(bytes, 64);
-  if (!buf) buf = allocate_after_large_sends_drain(bytes);
+  // Rendezvous: one copy into our own segment, which the target reads in place. Only for a
+  // target that shares memory with us: we take addressing to be symmetric, so a target whose
+  // segment we cannot address cannot read ours either (another machine, or loopback's
+  // off-node mode), and its records go in pieces.
+  const bool shares_memory = tp.local_address(target, tp.segment(target).base) != nullptr;
+  void* buf = shares_memory ? upcxx::detail::heap_allocate(bytes, 64) : nullptr;
+  if (!buf && shares_memory) buf = allocate_after_large_sends_drain(bytes);
   if (!buf) {
     // No room in our heap: send the record through the ring in pieces, reassembled at the
     // target (one more copy there). From inside a handler, pieces that meet a full ring are

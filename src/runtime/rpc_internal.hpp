@@ -12,6 +12,8 @@ namespace gannet::runtime {
 
 // Registers the RPC active-message handlers with the transport (at init).
 void rpc_attach(transport::transport& tp);
+// Registers the non-contiguous RMA runtime-message handlers (vis.cpp), after rpc_attach.
+void vis_attach();
 
 // While alive, incoming calls may run in place (user-level progress of the master persona).
 class rpc_direct_scope {

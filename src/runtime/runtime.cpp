@@ -193,6 +193,7 @@ void detail::init_library(bool par, bool debug) {
   gannet::runtime::rpc_attach(tp);
   gannet::coll::coll_attach();
   gannet::runtime::atomics_attach();
+  gannet::runtime::vis_attach();
   const int n = tp.rank_n();
   const int me = tp.rank_me();
 

@@ -2,6 +2,7 @@
 // executable replaces the global operator new with a counting one and runs the paths.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -62,6 +63,43 @@ TEST(Allocations, OnNodeEagerPathsAllocateNothing) {
 
   p.finalize().wait();
   upcxx::delete_(g);
+  upcxx::finalize();
+}
+
+TEST(Allocations, OnNodeEagerNonContiguousPathsAllocateNothing) {
+  upcxx::init();
+  auto g = upcxx::new_array<double>(1024);
+  double local[1024] = {};
+  std::array<std::ptrdiff_t, 2> dense{8, 64}, padded{8, 96};
+  std::array<std::size_t, 2> ext{8, 10};
+  upcxx::rput_strided(local, dense, g, padded, ext).wait();  // first-use costs before counting
+
+  counter c;
+  for (int i = 0; i < 1000; ++i) {
+    local[0] = i;
+    upcxx::rput_strided(local, dense, g, padded, ext).wait();
+    upcxx::rget_strided(g, padded, local + 512, dense, ext).wait();
+  }
+  EXPECT_EQ(c.delta(), 0) << "rput_strided/rget_strided(...).wait(), std::array form";
+  EXPECT_EQ(local[512], 999.0) << "the data moved";
+
+  counter c2;
+  const std::ptrdiff_t ss[3] = {8, 16, 64}, ds[3] = {8, 16, 96};
+  const std::size_t e3[3] = {2, 4, 3};
+  for (int i = 0; i < 1000; ++i) upcxx::rput_strided<3>(local, ss, g, ds, e3).wait();
+  EXPECT_EQ(c2.delta(), 0) << "rput_strided<3>(pointers).wait()";
+
+  counter c3;
+  const double* srcs[4] = {local, local + 16, local + 32, local + 48};
+  upcxx::global_ptr<double> dsts[2] = {g, g + 100};
+  for (int i = 0; i < 1000; ++i) upcxx::rput_regular(srcs, srcs + 4, 4, dsts, dsts + 2, 8).wait();
+  EXPECT_EQ(c3.delta(), 0) << "rput_regular over arrays";
+
+  counter c4;
+  for (int i = 0; i < 1000; ++i) upcxx::copy(local, g, 64).wait();
+  EXPECT_EQ(c4.delta(), 0) << "copy(T*, global_ptr)";
+
+  upcxx::delete_array(g);
   upcxx::finalize();
 }
 
