@@ -176,6 +176,9 @@ class atomic_domain {
   // Collective over `tm` (spec §13.3 ¶4). Refuses an empty operation set (as UPC++ 2022.3 does)
   // and bitwise operations on a floating-point type.
   atomic_domain(const std::vector<atomic_op>& ops, const team& tm = world()) : team_(&tm), active_(true) {
+#if UPCXX_ASSERT_ENABLED
+    detail::check_master_persona("the upcxx::atomic_domain constructor (collective)");
+#endif
     if (ops.empty()) detail::fail_atomic("upcxx::atomic_domain: the operation set is empty", std::source_location::current());
     for (atomic_op op : ops) {
       if (std::is_floating_point_v<T> && (op == atomic_op::bit_and || op == atomic_op::fetch_bit_and ||

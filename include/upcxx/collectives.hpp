@@ -315,6 +315,13 @@ void reduce_nontrivial_op<Cxs, T, Op>::combine(std::vector<std::byte>& acc, cons
   coll_serialize(acc, r);
 }
 
+// Debug codemode: collectives are issued by the thread holding the master persona (spec 12.1 ¶6).
+inline void coll_check_caller([[maybe_unused]] const char* what) {
+#if UPCXX_ASSERT_ENABLED
+  check_master_persona(what);
+#endif
+}
+
 // Team of one: every event happened before the call returns.
 template <typename Cx, typename... V>
 auto coll_complete_now(Cx&& completions, std::tuple<V...> vals) {
@@ -329,6 +336,7 @@ template <typename Cx = decltype(operation_cx::as_future())>
 auto barrier_async(const team& tm = world(), Cx&& completions = operation_cx::as_future()) {
   static_assert(detail::is_completion_v<Cx>, "barrier_async: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
+  detail::coll_check_caller("upcxx::barrier_async (collective)");
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
   auto* op = new detail::barrier_op<cxs_t>(cxs_t(std::forward<Cx>(completions)));
   return detail::coll_launch(tm, detail::coll_kind::barrier, 0, op);
@@ -341,6 +349,7 @@ auto broadcast(T value, intrank_t root, const team& tm = world(), Cx&& completio
                 "upcxx::broadcast: T must be TriviallySerializable (use broadcast_nontrivial for other types)");
   static_assert(detail::is_completion_v<Cx>, "broadcast: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
+  detail::coll_check_caller("upcxx::broadcast (collective)");
   detail::check_rank("upcxx::broadcast (root)", root, tm.rank_n(), std::source_location::current());
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(value));
   auto* op = new detail::value_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)));
@@ -354,6 +363,7 @@ auto broadcast(T* buffer, std::size_t count, intrank_t root, const team& tm = wo
   static_assert(is_trivially_serializable<T>::value, "upcxx::broadcast: T must be TriviallySerializable");
   static_assert(detail::is_completion_v<Cx>, "broadcast: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
+  detail::coll_check_caller("upcxx::broadcast (collective)");
   detail::check_rank("upcxx::broadcast (root)", root, tm.rank_n(), std::source_location::current());
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
   const bool is_root = tm.rank_me() == root;
@@ -368,6 +378,7 @@ auto broadcast_nontrivial(T value, intrank_t root, const team& tm = world(),
                           Cx&& completions = operation_cx::as_future()) {
   static_assert(detail::is_completion_v<Cx>, "broadcast: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
+  detail::coll_check_caller("upcxx::broadcast_nontrivial (collective)");
   detail::check_rank("upcxx::broadcast_nontrivial (root)", root, tm.rank_n(), std::source_location::current());
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(std::move(value)));
   auto* op = new detail::broadcast_nontrivial_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)));
@@ -383,6 +394,7 @@ auto reduce_one(T value, BinaryOp&& op, intrank_t root, const team& tm = world()
                 "upcxx::reduce_one: T must be TriviallySerializable (use reduce_one_nontrivial for other types)");
   static_assert(detail::is_completion_v<Cx>, "reduce_one: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
+  detail::coll_check_caller("upcxx::reduce_one (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
   detail::check_rank("upcxx::reduce_one (root)", root, tm.rank_n(), std::source_location::current());
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(value));
@@ -397,6 +409,7 @@ auto reduce_all(T value, BinaryOp&& op, const team& tm = world(), Cx&& completio
                 "upcxx::reduce_all: T must be TriviallySerializable (use reduce_all_nontrivial for other types)");
   static_assert(detail::is_completion_v<Cx>, "reduce_all: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
+  detail::coll_check_caller("upcxx::reduce_all (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(value));
   auto* o = new detail::reduce_value_op<cxs_t, T, op_t>(cxs_t(std::forward<Cx>(completions)), op_t(std::forward<BinaryOp>(op)));
@@ -410,6 +423,7 @@ auto reduce_one(const T* src, T* dst, std::size_t count, BinaryOp&& op, intrank_
   static_assert(is_trivially_serializable<T>::value, "upcxx::reduce_one: T must be TriviallySerializable");
   static_assert(detail::is_completion_v<Cx>, "reduce_one: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
+  detail::coll_check_caller("upcxx::reduce_one (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
   detail::check_rank("upcxx::reduce_one (root)", root, tm.rank_n(), std::source_location::current());
   if (tm.rank_n() == 1) {
@@ -430,6 +444,7 @@ auto reduce_all(const T* src, T* dst, std::size_t count, BinaryOp&& op, const te
   static_assert(is_trivially_serializable<T>::value, "upcxx::reduce_all: T must be TriviallySerializable");
   static_assert(detail::is_completion_v<Cx>, "reduce_all: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
+  detail::coll_check_caller("upcxx::reduce_all (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
   if (tm.rank_n() == 1) {
     if (src != dst && count) std::memmove(static_cast<void*>(dst), src, count * sizeof(T));
@@ -447,6 +462,7 @@ auto reduce_one_nontrivial(T value, BinaryOp&& op, intrank_t root, const team& t
                            Cx&& completions = operation_cx::as_future()) {
   static_assert(detail::is_completion_v<Cx>, "reduce_one: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
+  detail::coll_check_caller("upcxx::reduce_one_nontrivial (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
   detail::check_rank("upcxx::reduce_one_nontrivial (root)", root, tm.rank_n(), std::source_location::current());
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(std::move(value)));
@@ -461,6 +477,7 @@ auto reduce_all_nontrivial(T value, BinaryOp&& op, const team& tm = world(),
                            Cx&& completions = operation_cx::as_future()) {
   static_assert(detail::is_completion_v<Cx>, "reduce_all: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
+  detail::coll_check_caller("upcxx::reduce_all_nontrivial (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(std::move(value)));
   auto* o = new detail::reduce_nontrivial_op<cxs_t, T, op_t>(cxs_t(std::forward<Cx>(completions)),

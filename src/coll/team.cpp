@@ -206,7 +206,10 @@ intrank_t team::from_world(intrank_t r) const {
 team team::split(intrank_t color, intrank_t key) const {
   if (color < 0 && color != color_none)
     gannet::util::fatal("upcxx::team::split: color %d is negative and not team::color_none (spec 11.3.1 ¶21)", color);
-  if (detail::debug_checks_enabled()) detail::check_master_persona("upcxx::team::split (collective)");
+  if (detail::debug_checks_enabled()) {
+    if (upcxx::in_progress()) detail::fail_restricted("upcxx::team::split()");  // it waits (spec 10.2)
+    detail::check_master_persona("upcxx::team::split (collective)");
+  }
   // Everyone learns everyone's (rank, color, key): one gather, O(log n) rounds.
   struct entry {
     intrank_t rank, color, key;

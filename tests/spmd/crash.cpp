@@ -61,6 +61,17 @@ int main(int argc, char** argv) {
       upcxx::progress();
     }
     if (mode == "dist-object-off-master") std::thread([] { upcxx::dist_object<int> d(1); }).join();
+    if (mode == "collective-off-master")
+      std::thread([] { upcxx::reduce_all(1, upcxx::op_fast_add).wait(); }).join();
+    if (mode == "split-in-lpc") {
+      upcxx::current_persona().lpc_ff([] { upcxx::world().split(0, 0); });
+      upcxx::progress();
+    }
+    if (mode == "atomic-op-not-in-set") {
+      upcxx::atomic_domain<int> ad({upcxx::atomic_op::load});
+      auto p = upcxx::new_<int>(0);
+      ad.fetch_add(p, 1, std::memory_order_relaxed).wait();
+    }
   }
   upcxx::barrier();
   upcxx::finalize();

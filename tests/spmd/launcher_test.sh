@@ -208,6 +208,21 @@ debug-dist-object-off-master)
   [ "$status" -ne 0 ] || fail "dist_object built off the master persona was not caught"
   expect_err "dist_object constructor \(collective\) must be called by the thread holding the master persona"
   ;;
+debug-collective-off-master)
+  launch -n 2 "$crash" collective-off-master 1
+  [ "$status" -ne 0 ] || fail "a collective off the master persona was not caught"
+  expect_err "upcxx::reduce_all \(collective\) must be called by the thread holding the master persona"
+  ;;
+debug-split-in-lpc)
+  launch -n 2 "$crash" split-in-lpc 1
+  [ "$status" -ne 0 ] || fail "team::split() inside an LPC was not caught"
+  expect_err "upcxx::team::split\(\) called inside the restricted context"
+  ;;
+debug-atomic-op-not-in-set)
+  launch -n 2 "$crash" atomic-op-not-in-set 1
+  [ "$status" -ne 0 ] || fail "an atomic outside the domain's operation set was not caught"
+  expect_err "crash.cpp:[0-9]+: atomic operation 4 \(upcxx::atomic_op\) is not in the atomic_domain's operation set"
+  ;;
 debug-bad-rank)
   launch -n 2 "$crash" bad-rank 1
   [ "$status" -ne 0 ] || fail "bad rank not caught"
