@@ -66,6 +66,42 @@ TEST(Allocations, OnNodeEagerPathsAllocateNothing) {
   upcxx::finalize();
 }
 
+// Seed 000: on-node atomics with eager notification allocate nothing, whether they produce
+// their value in the future, write it into memory, or fetch nothing.
+TEST(Allocations, OnNodeEagerAtomicsAllocateNothing) {
+  upcxx::init();
+  {
+    upcxx::atomic_domain<std::int64_t> ad({upcxx::atomic_op::fetch_add, upcxx::atomic_op::add});
+    auto g = upcxx::new_<std::int64_t>(0);
+    upcxx::promise<> p;
+    ad.fetch_add(g, 1, std::memory_order_relaxed).wait();  // first-use costs before counting
+    constexpr auto relaxed = std::memory_order_relaxed;
+
+    counter c;
+    std::int64_t sum = 0;
+    for (int i = 0; i < 10000; ++i) sum += ad.fetch_add(g, 1, relaxed).wait();
+    EXPECT_EQ(c.delta(), 0) << "fetch_add(gp, v, order).wait()";
+    EXPECT_EQ(sum, 10000LL * 10001 / 2);
+
+    counter c2;
+    std::int64_t out = 0;
+    for (int i = 0; i < 10000; ++i) ad.fetch_add(g, 1, &out, relaxed).wait();
+    EXPECT_EQ(c2.delta(), 0) << "fetch_add(gp, v, &result, order).wait()";
+    EXPECT_EQ(out, 20000);
+
+    counter c3;
+    for (int i = 0; i < 10000; ++i) ad.add(g, 1, relaxed, upcxx::operation_cx::as_promise(p));
+    upcxx::future<> all = upcxx::make_future();
+    for (int i = 0; i < 10000; ++i) all = upcxx::when_all(all, ad.fetch_add(g, 1, &out, relaxed));
+    all.wait();
+    EXPECT_EQ(c3.delta(), 0) << "add with a promise, fetch_add into memory conjoined by when_all";
+    p.finalize().wait();
+    ad.destroy();
+    upcxx::delete_(g);
+  }
+  upcxx::finalize();
+}
+
 TEST(Allocations, OnNodeEagerNonContiguousPathsAllocateNothing) {
   upcxx::init();
   auto g = upcxx::new_array<double>(1024);
