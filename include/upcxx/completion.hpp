@@ -16,6 +16,8 @@
 // persona's user-level progress.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -129,9 +131,10 @@ struct event_factories {
 
 }  // namespace detail
 
-// A completion object: the result of a factory below or of `|` on two of them.
+// A completion object: the result of a factory below or of `|` on two of them. (A trait,
+// not a concept: the public headers are C++17.)
 template <typename C>
-concept completion_object = detail::is_completions<std::remove_cvref_t<C>>::value;
+inline constexpr bool is_completion_object_v = detail::is_completions<detail::remove_cvref_t<C>>::value;
 
 struct source_cx : detail::event_factories<detail::cx_event::source> {
   static detail::completions<detail::buffered_cx<false>> as_buffered() { return {}; }
@@ -185,7 +188,7 @@ struct collapse<std::tuple<F>> {
 
 template <typename T>
 decltype(auto) collapse_value(T&& t) {
-  using tuple_t = std::remove_cvref_t<T>;
+  using tuple_t = detail::remove_cvref_t<T>;
   if constexpr (std::tuple_size_v<tuple_t> == 0) return;
   else if constexpr (std::tuple_size_v<tuple_t> == 1) return std::get<0>(std::forward<T>(t));
   else return tuple_t(std::forward<T>(t));
@@ -259,7 +262,7 @@ auto complete_sync(completions<Cx...>& cxs, const std::tuple<S...>& src_vals, co
   auto parts = std::apply(
       [&](Cx&... items) {
         return std::tuple_cat([&](auto& item) {
-          using item_t = std::remove_cvref_t<decltype(item)>;
+          using item_t = detail::remove_cvref_t<decltype(item)>;
           if constexpr (item_t::event == cx_event::source) return sync_notify<S...>::item(item, src_vals);
           else if constexpr (item_t::event == cx_event::remote) return sync_remote(item, target);
           else return sync_notify<O...>::item(item, op_vals);

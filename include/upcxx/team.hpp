@@ -7,10 +7,12 @@
 // to every load any rank makes after leaving it.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstdint>
-#include <source_location>
 #include <vector>
 
+#include "upcxx/detail/source_loc.hpp"
 #include "upcxx/detail/state.hpp"
 #include "upcxx/future.hpp"
 #include "upcxx/global_ptr.hpp"
@@ -66,7 +68,7 @@ class team {
 
   // World rank of this team's member `i`.
   intrank_t operator[](intrank_t i) const {
-    detail::check_rank("upcxx::team::operator[]", i, n_, std::source_location::current());
+    detail::check_rank("upcxx::team::operator[]", i, n_, detail::source_loc::current());
     return members_.empty() ? i : members_[static_cast<std::size_t>(i)];
   }
 
@@ -91,7 +93,7 @@ inline future<team&> team_id::when_here() const { return make_future<team&>(here
 
 // Whether world rank r shares this process's local team (its memory is load/store reachable).
 bool local_team_contains(intrank_t world_rank,
-                         std::source_location loc = std::source_location::current());
+                         detail::source_loc loc = detail::source_loc::current());
 
 void barrier(const team& t = world());
 
