@@ -95,6 +95,9 @@ struct rpc_cx {
 };
 template <typename Fn, typename... Args>
 void send_remote_cx(const rpc_cx<Fn, Args...>& item, intrank_t target);  // rpc.hpp
+// Whether Fn can be shipped as an RPC's function (rpc.hpp; as_rpc needs rpc.hpp anyway).
+template <typename Fn>
+struct rpc_function_ok;
 
 template <typename... Cx>
 struct completions {
@@ -147,6 +150,11 @@ struct remote_cx {
   template <typename Func, typename... Args>
   static detail::completions<detail::rpc_cx<std::decay_t<Func>, std::decay_t<Args>...>> as_rpc(Func&& func,
                                                                                                 Args&&... args) {
+    // Checked here, where the caller wrote the function object, rather than when the
+    // operation sends it.
+    static_assert(detail::rpc_function_ok<std::decay_t<Func>>::value,
+                  "upcxx::remote_cx::as_rpc: an RPC's function object must be a function, a lambda or functor "
+                  "that is trivially copyable, or a Serializable type (spec 6.5)");
     return {{detail::rpc_cx<std::decay_t<Func>, std::decay_t<Args>...>{
         std::forward<Func>(func),
         std::tuple<typename detail::cx_arg<std::decay_t<Args>>::stored...>(

@@ -82,12 +82,17 @@ struct rpc_values<future<U...>> {
 template <typename Fn>
 inline constexpr bool is_function_pointer_v = std::is_pointer_v<Fn> && std::is_function_v<std::remove_pointer_t<Fn>>;
 
+// Function pointers travel as tokens, function objects serialized (trivially copyable ones,
+// lambdas included, as their bytes).
+template <typename Fn>
+struct rpc_function_ok : std::bool_constant<is_function_pointer_v<Fn> || is_serializable<Fn>::value> {};
+
 template <typename Fn>
 void write_function(serial_writer& w, const Fn& fn) {
   if constexpr (is_function_pointer_v<Fn>) {
     serialize_into(w, encode_function(reinterpret_cast<const void*>(fn)));
   } else {
-    static_assert(is_serializable<Fn>::value,
+    static_assert(rpc_function_ok<Fn>::value,
                   "an RPC's function object must be a function, a lambda or functor that is trivially "
                   "copyable, or a Serializable type (spec 6.5)");
     serialize_into(w, fn);
@@ -249,7 +254,9 @@ void send_call(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Arg
       const std::uint64_t to[2] = {reply_to, 0};
       std::memcpy(buf + sizeof wire, to, sizeof to);
     }
-    std::memcpy(buf + at.fn, addr_of(fn), sizeof(Fn));
+    // An empty function object (a functor without members) has no value bits: its byte is
+    // left as is rather than copied from an object that never initialized it.
+    if constexpr (!std::is_empty_v<Fn>) std::memcpy(buf + at.fn, addr_of(fn), sizeof(Fn));
     std::size_t i = 0;
     (std::memcpy(buf + at.args[i++], addr_of(args), sizeof(Args)), ...);
     rpc_send(target, buf, at.end);
