@@ -32,21 +32,22 @@ endif()
 
 # --- The consumer-facing target ------------------------------------------------------------
 # Gannet::upcxx is what a program links: the static library (so programs need no runtime
-# path), its include directory, Threads and rt (through gannet_static), C++20, and opt
+# path), its include directory, Threads and rt (through gannet_static), C++17 at least, and opt
 # codemode unless the consumer builds its Debug configuration. The alias lets in-tree code
 # use the same name as installed consumers.
 add_library(gannet_upcxx INTERFACE)
 set_target_properties(gannet_upcxx PROPERTIES EXPORT_NAME upcxx)
 target_link_libraries(gannet_upcxx INTERFACE gannet_static)
-target_compile_features(gannet_upcxx INTERFACE cxx_std_20)
+target_compile_features(gannet_upcxx INTERFACE cxx_std_17)
 target_compile_definitions(gannet_upcxx INTERFACE $<$<NOT:$<CONFIG:Debug>>:UPCXX_CODEMODE=3>)
 add_library(Gannet::upcxx ALIAS gannet_upcxx)
-# The public headers need C++20, so a consumer linking either library target directly gets
-# it too (this build already compiles everything as C++20). A sanitized library needs the
+# The public headers need C++17 (the library itself is built as C++20), so a consumer
+# linking either library target directly gets at least that; a compile feature is a minimum,
+# so a consumer that asks for C++20 or later keeps it. A sanitized library needs the
 # sanitizer runtime in the program (for the shared one, first in the load order), so the
 # installed targets ask for it at link time.
 foreach(_t gannet_static gannet_shared)
-  target_compile_features(${_t} INTERFACE cxx_std_20)
+  target_compile_features(${_t} INTERFACE cxx_std_17)
   if(GANNET_SANITIZE)
     target_link_options(${_t} INTERFACE ${GANNET_EXTRA_LINK_FLAGS})
   endif()
@@ -114,6 +115,16 @@ else()
   set(GANNET_CC "${_gannet_cc_name}")
 endif()
 
+# The language standard the installed flags ask for. The public headers need C++17 and a
+# user's program may want a later one (UPC++ users commonly pass -std=c++17 or -std=c++20
+# themselves), so upcxx-meta CXXFLAGS and pkg-config name none when the compiler's default is
+# already C++17 or later, and -std=c++17 otherwise. The wrapper adds -std=c++17 only when
+# the user's command has no -std= of its own.
+set(GANNET_STD_FLAG "")
+if(CMAKE_CXX_STANDARD_COMPUTED_DEFAULT MATCHES "^(98|11|14)$")
+  set(GANNET_STD_FLAG "-std=c++17")
+endif()
+
 foreach(_tool upcxx upcxx-meta)
   configure_file("${PROJECT_SOURCE_DIR}/tools/${_tool}.in"
                  "${PROJECT_BINARY_DIR}/tools/${_tool}" @ONLY)
@@ -173,7 +184,7 @@ set(GANNET_PC_DESCRIPTION "UPC++ v1.0 programming model (Gannet implementation, 
 set(GANNET_PC_VERSION "${GANNET_UPCXX_VERSION}")
 configure_file("${PROJECT_SOURCE_DIR}/cmake/upcxx.pc.in" "${PROJECT_BINARY_DIR}/cmake/upcxx.pc" @ONLY)
 set(GANNET_PC_NAME "Gannet")
-set(GANNET_PC_DESCRIPTION "Gannet, a C++20 implementation of UPC++ v1.0 (opt codemode)")
+set(GANNET_PC_DESCRIPTION "Gannet, an implementation of UPC++ v1.0 for C++17 and later (opt codemode)")
 set(GANNET_PC_VERSION "${PROJECT_VERSION}")
 configure_file("${PROJECT_SOURCE_DIR}/cmake/upcxx.pc.in" "${PROJECT_BINARY_DIR}/cmake/gannet.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/cmake/upcxx.pc" "${PROJECT_BINARY_DIR}/cmake/gannet.pc"

@@ -6,6 +6,8 @@
 // user-level progress while it waits. The value is at most gannet::all_gather_max_bytes.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstddef>
 #include <type_traits>
 #include <vector>

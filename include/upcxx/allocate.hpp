@@ -9,6 +9,8 @@
 // heap size, what is in use and how to raise it; allocate and the nothrow forms return null.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstddef>
 #include <new>
 #include <string>
@@ -37,7 +39,7 @@ namespace detail {
 void* heap_allocate(std::size_t size, std::size_t alignment);
 void heap_deallocate(void* p);
 [[noreturn]] void throw_bad_shared_alloc(const char* what, std::size_t size);
-[[noreturn]] void fail_not_mine(const char* what, intrank_t owner, const std::source_location& loc);
+[[noreturn]] void fail_not_mine(const char* what, intrank_t owner, const detail::source_loc& loc);
 
 // The address of memory this rank allocated: a global pointer carries the owner's address,
 // which for the owner itself is the address to use.
@@ -48,7 +50,7 @@ T* own_address(const global_ptr<T>& g) {
 
 // Debug codemode: only the rank that allocated shared memory may free it.
 inline void check_mine([[maybe_unused]] const char* what, [[maybe_unused]] intrank_t owner,
-                       [[maybe_unused]] const std::source_location& loc) {
+                       [[maybe_unused]] const detail::source_loc& loc) {
 #if UPCXX_ASSERT_ENABLED
   if (owner != g_state.rank_me) fail_not_mine(what, owner, loc);
 #endif
@@ -79,12 +81,12 @@ void deallocate(void* p);
 // allocate<T, align>(n) (earlier revisions).
 template <typename T, std::size_t Alignment = alignof(T)>
 global_ptr<T> allocate(std::size_t n = 1, std::size_t alignment = Alignment) {
-  detail::check_init("upcxx::allocate", std::source_location::current());
+  detail::check_init("upcxx::allocate", detail::source_loc::current());
   return detail::own_gptr<T>(detail::heap_allocate(n * sizeof(T), alignment));
 }
 
 template <typename T>
-void deallocate(global_ptr<T> g, std::source_location loc = std::source_location::current()) {
+void deallocate(global_ptr<T> g, detail::source_loc loc = detail::source_loc::current()) {
   if (g.is_null()) return;
   detail::check_mine("upcxx::deallocate", g.where(), loc);
   detail::heap_deallocate(detail::own_address(g));
@@ -92,7 +94,7 @@ void deallocate(global_ptr<T> g, std::source_location loc = std::source_location
 
 template <typename T, typename... Args>
 global_ptr<T> new_(const std::nothrow_t&, Args&&... args) {
-  detail::check_init("upcxx::new_", std::source_location::current());
+  detail::check_init("upcxx::new_", detail::source_loc::current());
   void* p = detail::heap_allocate(sizeof(T), alignof(T));
   if (!p) return nullptr;
   try {
@@ -106,7 +108,7 @@ global_ptr<T> new_(const std::nothrow_t&, Args&&... args) {
 
 template <typename T, typename... Args>
 global_ptr<T> new_(Args&&... args) {
-  detail::check_init("upcxx::new_", std::source_location::current());
+  detail::check_init("upcxx::new_", detail::source_loc::current());
   void* p = detail::heap_allocate(sizeof(T), alignof(T));
   if (!p) detail::throw_bad_shared_alloc("upcxx::new_", sizeof(T));
   try {
@@ -120,7 +122,7 @@ global_ptr<T> new_(Args&&... args) {
 
 template <typename T>
 global_ptr<T> new_array(std::size_t n, const std::nothrow_t&) {
-  detail::check_init("upcxx::new_array", std::source_location::current());
+  detail::check_init("upcxx::new_array", detail::source_loc::current());
   constexpr std::size_t prefix = detail::array_prefix<T>();
   if (n > (~std::size_t{0} - prefix) / (sizeof(T) ? sizeof(T) : 1)) return nullptr;
   constexpr std::size_t align = alignof(T) > alignof(std::size_t) ? alignof(T) : alignof(std::size_t);
@@ -151,7 +153,7 @@ global_ptr<T> new_array(std::size_t n) {
 }
 
 template <typename T>
-void delete_(global_ptr<T> g, std::source_location loc = std::source_location::current()) {
+void delete_(global_ptr<T> g, detail::source_loc loc = detail::source_loc::current()) {
   if (g.is_null()) return;
   detail::check_mine("upcxx::delete_", g.where(), loc);
   T* p = detail::own_address(g);
@@ -160,7 +162,7 @@ void delete_(global_ptr<T> g, std::source_location loc = std::source_location::c
 }
 
 template <typename T>
-void delete_array(global_ptr<T> g, std::source_location loc = std::source_location::current()) {
+void delete_array(global_ptr<T> g, detail::source_loc loc = detail::source_loc::current()) {
   if (g.is_null()) return;
   detail::check_mine("upcxx::delete_array", g.where(), loc);
   using U = std::remove_cv_t<T>;

@@ -17,10 +17,11 @@
 // before the completion notification, release orders what preceded the call before it.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -160,7 +161,7 @@ T amo_apply(T* p, amo_code code, T v1, T v2, std::memory_order order) {
 void amo_remote(intrank_t rank, const void* owner_addr, amo_code code, amo_type type, const void* v1, const void* v2,
                 std::size_t size, std::memory_order order, void* result, rma_op* op);
 
-[[noreturn]] void fail_atomic(const std::string& what, const std::source_location& loc);
+[[noreturn]] void fail_atomic(const std::string& what, const upcxx::detail::source_loc& loc);
 void atomic_domain_entry_barrier(const team& t, entry_barrier lev);  // src/coll/team.cpp
 
 constexpr std::uint32_t amo_bit(atomic_op op) { return std::uint32_t{1} << static_cast<int>(op); }
@@ -179,14 +180,14 @@ class atomic_domain {
 #if UPCXX_ASSERT_ENABLED
     detail::check_master_persona("the upcxx::atomic_domain constructor (collective)");
 #endif
-    if (ops.empty()) detail::fail_atomic("upcxx::atomic_domain: the operation set is empty", std::source_location::current());
+    if (ops.empty()) detail::fail_atomic("upcxx::atomic_domain: the operation set is empty", upcxx::detail::source_loc::current());
     for (atomic_op op : ops) {
       if (std::is_floating_point_v<T> && (op == atomic_op::bit_and || op == atomic_op::fetch_bit_and ||
                                           op == atomic_op::bit_or || op == atomic_op::fetch_bit_or ||
                                           op == atomic_op::bit_xor || op == atomic_op::fetch_bit_xor))
         detail::fail_atomic("upcxx::atomic_domain: bitwise operations are not defined for floating-point types "
                             "(spec 13.3 Table 13.1)",
-                            std::source_location::current());
+                            upcxx::detail::source_loc::current());
       ops_ |= detail::amo_bit(op);
     }
   }
@@ -208,7 +209,7 @@ class atomic_domain {
   // Collective (spec §13.3 ¶13): after the entry barrier, every operation of the domain must
   // have completed; the object may then only be destroyed or assigned to.
   void destroy(entry_barrier lev = entry_barrier::user) {
-    if (!active_) detail::fail_atomic("upcxx::atomic_domain::destroy on an inactive domain", std::source_location::current());
+    if (!active_) detail::fail_atomic("upcxx::atomic_domain::destroy on an inactive domain", upcxx::detail::source_loc::current());
     detail::atomic_domain_entry_barrier(*team_, lev);
     active_ = false;
   }
@@ -217,31 +218,31 @@ class atomic_domain {
   // ---- load and store ----
   template <typename Cx = decltype(operation_cx::as_future())>
   auto load(global_ptr<const T> p, std::memory_order order, Cx&& cx = operation_cx::as_future(),
-            std::source_location loc = std::source_location::current()) const {
+            upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {
     return op_fetch(atomic_op::load, detail::amo_code::load, const_cast_(p), T{}, T{}, order, std::forward<Cx>(cx), loc);
   }
   template <typename Cx = decltype(operation_cx::as_future())>
   auto load(global_ptr<const T> p, T* result, std::memory_order order, Cx&& cx = operation_cx::as_future(),
-            std::source_location loc = std::source_location::current()) const {
+            upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {
     return op_into(atomic_op::load, detail::amo_code::load, const_cast_(p), T{}, T{}, result, order,
                    std::forward<Cx>(cx), loc);
   }
   template <typename Cx = decltype(operation_cx::as_future())>
   auto store(global_ptr<T> p, T val, std::memory_order order, Cx&& cx = operation_cx::as_future(),
-             std::source_location loc = std::source_location::current()) const {
+             upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {
     return op_void(atomic_op::store, detail::amo_code::store, p, val, T{}, order, std::forward<Cx>(cx), loc);
   }
 
   // ---- compare-exchange: writes val2 if the value is val1; produces the value read ----
   template <typename Cx = decltype(operation_cx::as_future())>
   auto compare_exchange(global_ptr<T> p, T val1, T val2, std::memory_order order, Cx&& cx = operation_cx::as_future(),
-                        std::source_location loc = std::source_location::current()) const {
+                        upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {
     return op_fetch(atomic_op::compare_exchange, detail::amo_code::cas, p, val1, val2, order, std::forward<Cx>(cx), loc);
   }
   template <typename Cx = decltype(operation_cx::as_future())>
   auto compare_exchange(global_ptr<T> p, T val1, T val2, T* result, std::memory_order order,
                         Cx&& cx = operation_cx::as_future(),
-                        std::source_location loc = std::source_location::current()) const {
+                        upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {
     return op_into(atomic_op::compare_exchange, detail::amo_code::cas, p, val1, val2, result, order,
                    std::forward<Cx>(cx), loc);
   }
@@ -249,17 +250,17 @@ class atomic_domain {
 #define GANNET_AMO_BINARY(name, code)                                                                              \
   template <typename Cx = decltype(operation_cx::as_future())>                                                     \
   auto name(global_ptr<T> p, T val, std::memory_order order, Cx&& cx = operation_cx::as_future(),                   \
-            std::source_location loc = std::source_location::current()) const {                                     \
+            upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {                                     \
     return op_void(atomic_op::name, detail::amo_code::code, p, val, T{}, order, std::forward<Cx>(cx), loc);         \
   }                                                                                                                 \
   template <typename Cx = decltype(operation_cx::as_future())>                                                     \
   auto fetch_##name(global_ptr<T> p, T val, std::memory_order order, Cx&& cx = operation_cx::as_future(),           \
-                    std::source_location loc = std::source_location::current()) const {                             \
+                    upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {                             \
     return op_fetch(atomic_op::fetch_##name, detail::amo_code::code, p, val, T{}, order, std::forward<Cx>(cx), loc); \
   }                                                                                                                 \
   template <typename Cx = decltype(operation_cx::as_future())>                                                     \
   auto fetch_##name(global_ptr<T> p, T val, T* result, std::memory_order order, Cx&& cx = operation_cx::as_future(), \
-                    std::source_location loc = std::source_location::current()) const {                             \
+                    upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {                             \
     return op_into(atomic_op::fetch_##name, detail::amo_code::code, p, val, T{}, result, order,                     \
                    std::forward<Cx>(cx), loc);                                                                      \
   }
@@ -274,19 +275,19 @@ class atomic_domain {
 #define GANNET_AMO_BITWISE(name, code)                                                                              \
   template <typename Cx = decltype(operation_cx::as_future()), typename U = T>                                     \
   auto name(global_ptr<T> p, T val, std::memory_order order, Cx&& cx = operation_cx::as_future(),                   \
-            std::source_location loc = std::source_location::current()) const {                                     \
+            upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {                                     \
     static_assert(std::is_integral_v<U>, "atomic_domain::" #name ": bitwise operations need an integer type");       \
     return op_void(atomic_op::name, detail::amo_code::code, p, val, T{}, order, std::forward<Cx>(cx), loc);         \
   }                                                                                                                 \
   template <typename Cx = decltype(operation_cx::as_future()), typename U = T>                                     \
   auto fetch_##name(global_ptr<T> p, T val, std::memory_order order, Cx&& cx = operation_cx::as_future(),           \
-                    std::source_location loc = std::source_location::current()) const {                             \
+                    upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {                             \
     static_assert(std::is_integral_v<U>, "atomic_domain::fetch_" #name ": bitwise operations need an integer type"); \
     return op_fetch(atomic_op::fetch_##name, detail::amo_code::code, p, val, T{}, order, std::forward<Cx>(cx), loc); \
   }                                                                                                                 \
   template <typename Cx = decltype(operation_cx::as_future()), typename U = T>                                     \
   auto fetch_##name(global_ptr<T> p, T val, T* result, std::memory_order order, Cx&& cx = operation_cx::as_future(), \
-                    std::source_location loc = std::source_location::current()) const {                             \
+                    upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {                             \
     static_assert(std::is_integral_v<U>, "atomic_domain::fetch_" #name ": bitwise operations need an integer type"); \
     return op_into(atomic_op::fetch_##name, detail::amo_code::code, p, val, T{}, result, order,                     \
                    std::forward<Cx>(cx), loc);                                                                      \
@@ -300,17 +301,17 @@ class atomic_domain {
 #define GANNET_AMO_UNARY(name, code)                                                                               \
   template <typename Cx = decltype(operation_cx::as_future())>                                                     \
   auto name(global_ptr<T> p, std::memory_order order, Cx&& cx = operation_cx::as_future(),                          \
-            std::source_location loc = std::source_location::current()) const {                                     \
+            upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {                                     \
     return op_void(atomic_op::name, detail::amo_code::code, p, T(1), T{}, order, std::forward<Cx>(cx), loc);        \
   }                                                                                                                 \
   template <typename Cx = decltype(operation_cx::as_future())>                                                     \
   auto fetch_##name(global_ptr<T> p, std::memory_order order, Cx&& cx = operation_cx::as_future(),                  \
-                    std::source_location loc = std::source_location::current()) const {                             \
+                    upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {                             \
     return op_fetch(atomic_op::fetch_##name, detail::amo_code::code, p, T(1), T{}, order, std::forward<Cx>(cx), loc); \
   }                                                                                                                 \
   template <typename Cx = decltype(operation_cx::as_future())>                                                     \
   auto fetch_##name(global_ptr<T> p, T* result, std::memory_order order, Cx&& cx = operation_cx::as_future(),       \
-                    std::source_location loc = std::source_location::current()) const {                             \
+                    upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {                             \
     return op_into(atomic_op::fetch_##name, detail::amo_code::code, p, T(1), T{}, result, order,                    \
                    std::forward<Cx>(cx), loc);                                                                      \
   }
@@ -324,7 +325,7 @@ class atomic_domain {
 
   // Debug codemode: the operation is in the domain's set, the domain is live, the target
   // belongs to the domain's team (spec §13.3 ¶25).
-  void check(atomic_op op, const global_ptr<T>& p, [[maybe_unused]] const std::source_location& loc) const {
+  void check(atomic_op op, const global_ptr<T>& p, [[maybe_unused]] const upcxx::detail::source_loc& loc) const {
 #if UPCXX_ASSERT_ENABLED
     if (!active_) detail::fail_atomic("atomic operation on an atomic_domain that is inactive (destroyed, moved from or "
                                       "default-constructed)", loc);
@@ -355,7 +356,7 @@ class atomic_domain {
 
   template <typename Cx>
   auto op_fetch(atomic_op which, detail::amo_code code, global_ptr<T> p, T v1, T v2, std::memory_order order, Cx&& cx,
-                const std::source_location& loc) const {
+                const upcxx::detail::source_loc& loc) const {
     static_assert(detail::is_completions<std::remove_cv_t<std::remove_reference_t<Cx>>>::value,
                   "atomic_domain: the completions argument must be a completion object");
     check(which, p, loc);
@@ -368,7 +369,7 @@ class atomic_domain {
   }
   template <typename Cx>
   auto op_into(atomic_op which, detail::amo_code code, global_ptr<T> p, T v1, T v2, T* result, std::memory_order order,
-               Cx&& cx, const std::source_location& loc) const {
+               Cx&& cx, const upcxx::detail::source_loc& loc) const {
     static_assert(detail::is_completions<std::remove_cv_t<std::remove_reference_t<Cx>>>::value,
                   "atomic_domain: the completions argument must be a completion object");
     check(which, p, loc);
@@ -381,7 +382,7 @@ class atomic_domain {
   }
   template <typename Cx>
   auto op_void(atomic_op which, detail::amo_code code, global_ptr<T> p, T v1, T v2, std::memory_order order, Cx&& cx,
-               const std::source_location& loc) const {
+               const upcxx::detail::source_loc& loc) const {
     static_assert(detail::is_completions<std::remove_cv_t<std::remove_reference_t<Cx>>>::value,
                   "atomic_domain: the completions argument must be a completion object");
     check(which, p, loc);

@@ -13,6 +13,8 @@
 // receivers of the result do after its operation-completion notification.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -350,7 +352,7 @@ auto broadcast(T value, intrank_t root, const team& tm = world(), Cx&& completio
   static_assert(detail::is_completion_v<Cx>, "broadcast: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
   detail::coll_check_caller("upcxx::broadcast (collective)");
-  detail::check_rank("upcxx::broadcast (root)", root, tm.rank_n(), std::source_location::current());
+  detail::check_rank("upcxx::broadcast (root)", root, tm.rank_n(), upcxx::detail::source_loc::current());
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(value));
   auto* op = new detail::value_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)));
   if (tm.rank_me() == root) detail::coll_store_bytes(op->data, &value, 1);
@@ -364,7 +366,7 @@ auto broadcast(T* buffer, std::size_t count, intrank_t root, const team& tm = wo
   static_assert(detail::is_completion_v<Cx>, "broadcast: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
   detail::coll_check_caller("upcxx::broadcast (collective)");
-  detail::check_rank("upcxx::broadcast (root)", root, tm.rank_n(), std::source_location::current());
+  detail::check_rank("upcxx::broadcast (root)", root, tm.rank_n(), upcxx::detail::source_loc::current());
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
   const bool is_root = tm.rank_me() == root;
   auto* op = new detail::broadcast_bulk_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)), buffer, is_root);
@@ -379,7 +381,7 @@ auto broadcast_nontrivial(T value, intrank_t root, const team& tm = world(),
   static_assert(detail::is_completion_v<Cx>, "broadcast: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
   detail::coll_check_caller("upcxx::broadcast_nontrivial (collective)");
-  detail::check_rank("upcxx::broadcast_nontrivial (root)", root, tm.rank_n(), std::source_location::current());
+  detail::check_rank("upcxx::broadcast_nontrivial (root)", root, tm.rank_n(), upcxx::detail::source_loc::current());
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(std::move(value)));
   auto* op = new detail::broadcast_nontrivial_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)));
   if (tm.rank_me() == root) detail::coll_serialize(op->data, value);
@@ -396,7 +398,7 @@ auto reduce_one(T value, BinaryOp&& op, intrank_t root, const team& tm = world()
   using cxs_t = detail::coll_decay_t<Cx>;
   detail::coll_check_caller("upcxx::reduce_one (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
-  detail::check_rank("upcxx::reduce_one (root)", root, tm.rank_n(), std::source_location::current());
+  detail::check_rank("upcxx::reduce_one (root)", root, tm.rank_n(), upcxx::detail::source_loc::current());
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(value));
   auto* o = new detail::reduce_value_op<cxs_t, T, op_t>(cxs_t(std::forward<Cx>(completions)), op_t(std::forward<BinaryOp>(op)));
   detail::coll_store_bytes(o->data, &value, 1);
@@ -425,7 +427,7 @@ auto reduce_one(const T* src, T* dst, std::size_t count, BinaryOp&& op, intrank_
   using cxs_t = detail::coll_decay_t<Cx>;
   detail::coll_check_caller("upcxx::reduce_one (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
-  detail::check_rank("upcxx::reduce_one (root)", root, tm.rank_n(), std::source_location::current());
+  detail::check_rank("upcxx::reduce_one (root)", root, tm.rank_n(), upcxx::detail::source_loc::current());
   if (tm.rank_n() == 1) {
     if (src != dst && count) std::memmove(static_cast<void*>(dst), src, count * sizeof(T));
     return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
@@ -464,7 +466,7 @@ auto reduce_one_nontrivial(T value, BinaryOp&& op, intrank_t root, const team& t
   using cxs_t = detail::coll_decay_t<Cx>;
   detail::coll_check_caller("upcxx::reduce_one_nontrivial (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
-  detail::check_rank("upcxx::reduce_one_nontrivial (root)", root, tm.rank_n(), std::source_location::current());
+  detail::check_rank("upcxx::reduce_one_nontrivial (root)", root, tm.rank_n(), upcxx::detail::source_loc::current());
   if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(std::move(value)));
   auto* o = new detail::reduce_nontrivial_op<cxs_t, T, op_t>(cxs_t(std::forward<Cx>(completions)),
                                                             op_t(std::forward<BinaryOp>(op)));

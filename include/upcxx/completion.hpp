@@ -16,6 +16,8 @@
 // persona's user-level progress.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -93,6 +95,9 @@ struct rpc_cx {
 };
 template <typename Fn, typename... Args>
 void send_remote_cx(const rpc_cx<Fn, Args...>& item, intrank_t target);  // rpc.hpp
+// Whether Fn can be shipped as an RPC's function (rpc.hpp; as_rpc needs rpc.hpp anyway).
+template <typename Fn>
+struct rpc_function_ok;
 
 template <typename... Cx>
 struct completions {
@@ -129,9 +134,10 @@ struct event_factories {
 
 }  // namespace detail
 
-// A completion object: the result of a factory below or of `|` on two of them.
+// A completion object: the result of a factory below or of `|` on two of them. (A trait,
+// not a concept: the public headers are C++17.)
 template <typename C>
-concept completion_object = detail::is_completions<std::remove_cvref_t<C>>::value;
+inline constexpr bool is_completion_object_v = detail::is_completions<detail::remove_cvref_t<C>>::value;
 
 struct source_cx : detail::event_factories<detail::cx_event::source> {
   static detail::completions<detail::buffered_cx<false>> as_buffered() { return {}; }
@@ -144,6 +150,11 @@ struct remote_cx {
   template <typename Func, typename... Args>
   static detail::completions<detail::rpc_cx<std::decay_t<Func>, std::decay_t<Args>...>> as_rpc(Func&& func,
                                                                                                 Args&&... args) {
+    // Checked here, where the caller wrote the function object, rather than when the
+    // operation sends it.
+    static_assert(detail::rpc_function_ok<std::decay_t<Func>>::value,
+                  "upcxx::remote_cx::as_rpc: an RPC's function object must be a function, a lambda or functor "
+                  "that is trivially copyable, or a Serializable type (spec 6.5)");
     return {{detail::rpc_cx<std::decay_t<Func>, std::decay_t<Args>...>{
         std::forward<Func>(func),
         std::tuple<typename detail::cx_arg<std::decay_t<Args>>::stored...>(
@@ -185,7 +196,7 @@ struct collapse<std::tuple<F>> {
 
 template <typename T>
 decltype(auto) collapse_value(T&& t) {
-  using tuple_t = std::remove_cvref_t<T>;
+  using tuple_t = detail::remove_cvref_t<T>;
   if constexpr (std::tuple_size_v<tuple_t> == 0) return;
   else if constexpr (std::tuple_size_v<tuple_t> == 1) return std::get<0>(std::forward<T>(t));
   else return tuple_t(std::forward<T>(t));
@@ -259,7 +270,7 @@ auto complete_sync(completions<Cx...>& cxs, const std::tuple<S...>& src_vals, co
   auto parts = std::apply(
       [&](Cx&... items) {
         return std::tuple_cat([&](auto& item) {
-          using item_t = std::remove_cvref_t<decltype(item)>;
+          using item_t = detail::remove_cvref_t<decltype(item)>;
           if constexpr (item_t::event == cx_event::source) return sync_notify<S...>::item(item, src_vals);
           else if constexpr (item_t::event == cx_event::remote) return sync_remote(item, target);
           else return sync_notify<O...>::item(item, op_vals);

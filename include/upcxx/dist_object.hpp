@@ -7,6 +7,8 @@
 // Progress level: none, except fetch (internal).
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <utility>

@@ -15,6 +15,8 @@
 // futures are used by one thread at a time (spec §5.7).
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstddef>
 #include <cstring>
 #include <functional>
@@ -22,6 +24,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "upcxx/detail/compat.hpp"
 #include "upcxx/detail/future_cell.hpp"
 #include "upcxx/init.hpp"
 
@@ -44,7 +47,7 @@ struct is_future : std::false_type {};
 template <typename... T>
 struct is_future<future<T...>> : std::true_type {};
 template <typename X>
-inline constexpr bool is_future_v = is_future<std::remove_cvref_t<X>>::value;
+inline constexpr bool is_future_v = is_future<detail::remove_cvref_t<X>>::value;
 
 // The future type then() and lpc() produce for a callback returning R (spec §5.8.1 ¶49-51).
 template <typename R>
@@ -78,14 +81,14 @@ struct concat_future<future<A...>, future<B...>, Rest...> {
 
 template <typename X>
 struct as_future_type {
-  using type = future<std::remove_cvref_t<X>>;
+  using type = future<detail::remove_cvref_t<X>>;
 };
 template <typename... T>
 struct as_future_type<future<T...>> {
   using type = future<T...>;
 };
 template <typename X>
-using as_future_t = typename as_future_type<std::remove_cvref_t<X>>::type;
+using as_future_t = typename as_future_type<detail::remove_cvref_t<X>>::type;
 
 // Reference type handed to callbacks and result_reference: U for reference U, else const U&.
 template <typename U>
@@ -227,7 +230,7 @@ class future {
 #if UPCXX_ASSERT_ENABLED
     // spec §5.8.1 ¶58, ¶63, ¶67: the progress it would need cannot happen there, so the
     // wait would never end. (A ready future returns at once and is let through.)
-    if (in_progress()) [[unlikely]]
+    if (UPCXX_DETAIL_UNLIKELY(in_progress()))
       detail::fail_restricted("future::wait()");
 #endif
     detail::wait_for_cell(cell_);
@@ -420,7 +423,7 @@ struct when_all_cell<future<R...>, Fs...> : value_cell<R...> {
 // Returns (a copy of) the argument at position `which`, which has type Result.
 template <typename Result, std::size_t I, typename F, typename... Rest>
 Result pick_input(std::size_t which, F&& f, Rest&&... rest) {
-  if constexpr (std::is_same_v<std::remove_cvref_t<F>, Result>) {
+  if constexpr (std::is_same_v<detail::remove_cvref_t<F>, Result>) {
     if (I == which || sizeof...(Rest) == 0) return Result(std::forward<F>(f));
   }
   if constexpr (sizeof...(Rest) > 0) return pick_input<Result, I + 1>(which, std::forward<Rest>(rest)...);
@@ -434,7 +437,7 @@ Result when_all_futures(Fs&&... fs) {
   // (same type, necessarily), so no cell is allocated.
   constexpr std::size_t n = sizeof...(Fs);
   const bool ready[n] = {fs.ready()...};
-  constexpr bool valueless[n] = {(std::tuple_size_v<typename std::remove_cvref_t<Fs>::results_type> == 0)...};
+  constexpr bool valueless[n] = {(std::tuple_size_v<typename detail::remove_cvref_t<Fs>::results_type> == 0)...};
   std::size_t contributing = 0, which = 0;
   bool all_ready = true;
   for (std::size_t i = 0; i < n; ++i) {
@@ -449,8 +452,8 @@ Result when_all_futures(Fs&&... fs) {
   if (all_ready) return ready_from_tuple<Result>(std::tuple_cat(fs.values()...));
   // A default-constructed (never ready) input makes the result never ready.
   if (((!fs.ready() && !is_real_cell(fs.cell())) || ...)) return Result();
-  auto* c = new when_all_cell<Result, std::remove_cvref_t<Fs>...>(
-      std::tuple<std::remove_cvref_t<Fs>...>(std::forward<Fs>(fs)...));
+  auto* c = new when_all_cell<Result, detail::remove_cvref_t<Fs>...>(
+      std::tuple<detail::remove_cvref_t<Fs>...>(std::forward<Fs>(fs)...));
   return Result(adopt_cell, c);
 }
 
@@ -468,7 +471,7 @@ typename detail::concat_future<detail::as_future_t<Args>...>::type when_all(Args
   using result_future = typename detail::concat_future<detail::as_future_t<Args>...>::type;
   if constexpr (sizeof...(Args) == 0) {
     return result_future::make_ready();
-  } else if constexpr (sizeof...(Args) == 2 && (std::is_same_v<std::remove_cvref_t<Args>, future<>> && ...)) {
+  } else if constexpr (sizeof...(Args) == 2 && (std::is_same_v<detail::remove_cvref_t<Args>, future<>> && ...)) {
     // The conjoining loop `f = when_all(f, op())` (seed 000 §II-A) kept small enough to
     // inline: a ready future<> adds nothing to the other one.
     auto pick = [](auto&& a, auto&& b) -> future<> {

@@ -10,15 +10,16 @@
 // to a pointer to const T; the comparison operators are members of the const base.
 #pragma once
 
-#include <compare>
+#include "upcxx/version.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <memory>
-#include <source_location>
 #include <type_traits>
 
+#include "upcxx/detail/source_loc.hpp"
 #include "upcxx/detail/diagnostics.hpp"
 #include "upcxx/detail/state.hpp"
 
@@ -37,9 +38,9 @@ struct gptr_raw_tag {};
 // Returns false when p is in no segment of the local team.
 bool find_segment_owner(const void* p, intrank_t* rank, std::intptr_t* delta);
 
-[[noreturn]] void fail_not_local(intrank_t rank, const void* raw, const std::source_location& loc);
-[[noreturn]] void fail_null_arith(const std::source_location& loc);
-[[noreturn]] void fail_not_in_segment(const void* p, const std::source_location& loc);
+[[noreturn]] void fail_not_local(intrank_t rank, const void* raw, const detail::source_loc& loc);
+[[noreturn]] void fail_null_arith(const detail::source_loc& loc);
+[[noreturn]] void fail_not_in_segment(const void* p, const detail::source_loc& loc);
 }  // namespace detail
 
 template <typename T, memory_kind Kind>
@@ -54,8 +55,7 @@ struct global_ptr<const T, Kind> {
   constexpr global_ptr(std::nullptr_t = nullptr) noexcept {}
 
   // Widening to memory_kind::any (spec §3.2 ¶19).
-  template <memory_kind K2>
-    requires(Kind == memory_kind::any && K2 != memory_kind::any)
+  template <memory_kind K2, std::enable_if_t<Kind == memory_kind::any && K2 != memory_kind::any, int> = 0>
   constexpr global_ptr(const global_ptr<const T, K2>& other) noexcept
       : rank_(other.rank_), heap_(other.heap_), raw_(other.raw_) {}
 
@@ -74,7 +74,7 @@ struct global_ptr<const T, Kind> {
     return raw_ == nullptr || (heap_ == 0 && detail::g_state.peers[rank_].local);
   }
 
-  const T* local(std::source_location loc = std::source_location::current()) const {
+  const T* local(detail::source_loc loc = detail::source_loc::current()) const {
     if (raw_ == nullptr) return nullptr;
 #if UPCXX_ASSERT_ENABLED
     if (!is_local()) detail::fail_not_local(rank_, raw_, loc);
@@ -132,7 +132,15 @@ struct global_ptr<const T, Kind> {
     intrank_t rank;
     std::int32_t heap;
     std::uintptr_t addr;
-    auto operator<=>(const order_key&) const = default;
+    // Lexicographic (rank, heap, address); spelled out because defaulted <=> is C++20.
+    friend bool operator<(const order_key& a, const order_key& b) noexcept {
+      if (a.rank != b.rank) return a.rank < b.rank;
+      if (a.heap != b.heap) return a.heap < b.heap;
+      return a.addr < b.addr;
+    }
+    friend bool operator>(const order_key& a, const order_key& b) noexcept { return b < a; }
+    friend bool operator<=(const order_key& a, const order_key& b) noexcept { return !(b < a); }
+    friend bool operator>=(const order_key& a, const order_key& b) noexcept { return !(a < b); }
   };
   order_key key() const noexcept { return {rank_, heap_, reinterpret_cast<std::uintptr_t>(raw_)}; }
 
@@ -145,7 +153,7 @@ struct global_ptr<const T, Kind> {
     static_assert(sizeof(T) > 0, "global_ptr arithmetic needs a complete type");
     if (d == 0) return;
 #if UPCXX_ASSERT_ENABLED
-    if (raw_ == nullptr) detail::fail_null_arith(std::source_location::current());
+    if (raw_ == nullptr) detail::fail_null_arith(detail::source_loc::current());
 #endif
     raw_ += d;
   }
@@ -160,15 +168,14 @@ struct global_ptr : global_ptr<const T, Kind> {
 
   constexpr global_ptr(std::nullptr_t = nullptr) noexcept {}
 
-  template <memory_kind K2>
-    requires(Kind == memory_kind::any && K2 != memory_kind::any)
+  template <memory_kind K2, std::enable_if_t<Kind == memory_kind::any && K2 != memory_kind::any, int> = 0>
   constexpr global_ptr(const global_ptr<T, K2>& other) noexcept
       : base_type(detail::gptr_raw_tag{}, other.rank_, other.raw_, other.heap_) {}
 
   constexpr global_ptr(detail::gptr_raw_tag tag, intrank_t rank, T* raw, std::int32_t heap = 0) noexcept
       : base_type(tag, rank, raw, heap) {}
 
-  T* local(std::source_location loc = std::source_location::current()) const {
+  T* local(detail::source_loc loc = detail::source_loc::current()) const {
     return const_cast<T*>(base_type::local(loc));
   }
 
@@ -216,7 +223,7 @@ global_ptr<T> try_global_ptr(T* ptr) {
 }
 
 template <typename T>
-global_ptr<T> to_global_ptr(T* ptr, std::source_location loc = std::source_location::current()) {
+global_ptr<T> to_global_ptr(T* ptr, detail::source_loc loc = detail::source_loc::current()) {
   global_ptr<T> g = try_global_ptr(ptr);
 #if UPCXX_ASSERT_ENABLED
   if (ptr != nullptr && g.is_null()) detail::fail_not_in_segment(ptr, loc);

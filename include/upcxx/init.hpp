@@ -6,11 +6,11 @@
 // the transport and runs ready callbacks (user level) or only internal work (internal).
 #pragma once
 
-#include <source_location>
+#include "upcxx/version.hpp"
 
+#include "upcxx/detail/source_loc.hpp"
 #include "upcxx/detail/diagnostics.hpp"
 #include "upcxx/detail/state.hpp"
-#include "upcxx/version.hpp"
 
 namespace upcxx {
 
@@ -32,12 +32,12 @@ inline void init() {
 void finalize();
 bool initialized();
 
-inline intrank_t rank_me(std::source_location loc = std::source_location::current()) {
+inline intrank_t rank_me(detail::source_loc loc = detail::source_loc::current()) {
   detail::check_init("upcxx::rank_me()", loc);
   return detail::g_state.rank_me;
 }
 
-inline intrank_t rank_n(std::source_location loc = std::source_location::current()) {
+inline intrank_t rank_n(detail::source_loc loc = detail::source_loc::current()) {
   detail::check_init("upcxx::rank_n()", loc);
   return detail::g_state.rank_n;
 }

@@ -15,6 +15,8 @@
 // inbox push is a release, the drain an acquire).
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <type_traits>

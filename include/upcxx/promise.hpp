@@ -7,6 +7,8 @@
 // future run inside the fulfilling call, on the calling thread.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstdint>
 #include <utility>
 

@@ -11,13 +11,15 @@
 // §8.2: the data movement happens-before the operation-completion notification.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstddef>
 #include <cstring>
-#include <source_location>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include "upcxx/detail/source_loc.hpp"
 #include "upcxx/completion.hpp"
 #include "upcxx/global_ptr.hpp"
 #include "upcxx/serialization.hpp"
@@ -26,19 +28,30 @@ namespace upcxx {
 
 namespace detail {
 
-// rput/rget move bytes: the element type must be TriviallySerializable (spec §8.1).
-template <typename T>
-concept trivially_serializable = upcxx::is_trivially_serializable<T>::value;
+// rput/rget move bytes: the element type must be TriviallySerializable (spec §8.1), and
+// the last argument, if given, a completion object. Checked by static_assert rather than
+// by constraints: no other overload could take the call, and the message says what is wrong.
+// A class, not a function: its assertions fire where rput/rget names it, before any error
+// that the body would go on to produce.
+template <typename T, typename Cx>
+struct rma_types_check {
+  static_assert(upcxx::is_trivially_serializable<T>::value,
+                "upcxx::rput/rget: the element type must be TriviallySerializable "
+                "(is_trivially_serializable<T>; spec 8.1)");
+  static_assert(is_completion_object_v<Cx>,
+                "upcxx::rput/rget: the argument after the pointers and count must be a completion object "
+                "(completion_object: a source_cx/operation_cx/remote_cx factory, or a | of them; spec 7)");
+};
 
-[[noreturn]] void fail_null_rma(const char* what, const std::source_location& loc);
+[[noreturn]] void fail_null_rma(const char* what, const detail::source_loc& loc);
 
 // Debug codemode: null pointers and buffers are caught with the caller's location (spec
 // §8.2: they must not be null). In opt codemode the check is empty and the callers'
 // side-effect-free conditions compile away.
 inline void check_rma_args([[maybe_unused]] bool null_argument, [[maybe_unused]] const char* what,
-                           [[maybe_unused]] const std::source_location& loc) {
+                           [[maybe_unused]] const detail::source_loc& loc) {
 #if UPCXX_ASSERT_ENABLED
-  if (null_argument) [[unlikely]]
+  if (UPCXX_DETAIL_UNLIKELY(null_argument))
     fail_null_rma(what, loc);
 #endif
 }
@@ -105,19 +118,19 @@ decltype(auto) start_async(Op* op, Inject&& inject) {
 }
 
 template <typename Cx>
-using cx_decay = std::remove_cvref_t<Cx>;
+using cx_decay = detail::remove_cvref_t<Cx>;
 
 }  // namespace detail
 
 // ---- rput (spec §8.2.1) ----
 
-template <typename T, completion_object Cx = decltype(operation_cx::as_future())>
-  requires detail::trivially_serializable<T>
+template <typename T, typename Cx = decltype(operation_cx::as_future())>
 auto rput(T value, global_ptr<T> dest, Cx&& completions = operation_cx::as_future(),
-          std::source_location loc = std::source_location::current()) {
+          detail::source_loc loc = detail::source_loc::current()) {
+  static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
   detail::check_rma_args(dest.is_null(), "upcxx::rput", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
-  if (dest.is_local()) [[likely]] {
+  if (UPCXX_DETAIL_LIKELY(dest.is_local())) {
     std::memcpy(static_cast<void*>(dest.local()), &value, sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, dest.where());
   }
@@ -126,13 +139,13 @@ auto rput(T value, global_ptr<T> dest, Cx&& completions = operation_cx::as_futur
   return detail::start_async(op, [&] { detail::rma_put_remote(dest.where(), dest.raw_, &value, sizeof(T), op); });
 }
 
-template <typename T, completion_object Cx = decltype(operation_cx::as_future())>
-  requires detail::trivially_serializable<T>
+template <typename T, typename Cx = decltype(operation_cx::as_future())>
 auto rput(const T* src, global_ptr<T> dest, std::size_t count, Cx&& completions = operation_cx::as_future(),
-          std::source_location loc = std::source_location::current()) {
+          detail::source_loc loc = detail::source_loc::current()) {
+  static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
   detail::check_rma_args(dest.is_null() || src == nullptr, "upcxx::rput", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
-  if (dest.is_local()) [[likely]] {
+  if (UPCXX_DETAIL_LIKELY(dest.is_local())) {
     std::memcpy(static_cast<void*>(dest.local()), src, count * sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, dest.where());
   }
@@ -143,13 +156,13 @@ auto rput(const T* src, global_ptr<T> dest, std::size_t count, Cx&& completions 
 
 // ---- rget (spec §8.2.2) ----
 
-template <typename T, completion_object Cx = decltype(operation_cx::as_future())>
-  requires detail::trivially_serializable<T>
+template <typename T, typename Cx = decltype(operation_cx::as_future())>
 auto rget(global_ptr<const T> src, Cx&& completions = operation_cx::as_future(),
-          std::source_location loc = std::source_location::current()) {
+          detail::source_loc loc = detail::source_loc::current()) {
+  static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
   detail::check_rma_args(src.is_null(), "upcxx::rget", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
-  if (src.is_local()) [[likely]] {
+  if (UPCXX_DETAIL_LIKELY(src.is_local())) {
     std::tuple<T> value;
     std::memcpy(static_cast<void*>(&std::get<0>(value)), src.local(), sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, value, src.where());
@@ -160,13 +173,13 @@ auto rget(global_ptr<const T> src, Cx&& completions = operation_cx::as_future(),
       op, [&] { detail::rma_get_remote(src.where(), src.raw_, &std::get<0>(op->op_values), sizeof(T), op); });
 }
 
-template <typename T, completion_object Cx = decltype(operation_cx::as_future())>
-  requires detail::trivially_serializable<T>
+template <typename T, typename Cx = decltype(operation_cx::as_future())>
 auto rget(global_ptr<const T> src, T* dest, std::size_t count, Cx&& completions = operation_cx::as_future(),
-          std::source_location loc = std::source_location::current()) {
+          detail::source_loc loc = detail::source_loc::current()) {
+  static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
   detail::check_rma_args(src.is_null() || dest == nullptr, "upcxx::rget", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
-  if (src.is_local()) [[likely]] {
+  if (UPCXX_DETAIL_LIKELY(src.is_local())) {
     std::memcpy(static_cast<void*>(dest), src.local(), count * sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, src.where());
   }

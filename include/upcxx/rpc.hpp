@@ -16,6 +16,8 @@
 // Progress level: internal.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -63,7 +65,7 @@ using rpc_result_t = std::invoke_result_t<Fn&, typename rpc_arg<Args>::callee_ty
 template <typename R>
 struct rpc_values {
   using type = std::tuple<deserialized_type_t<R>>;
-  using wire = std::tuple<std::remove_cvref_t<R>>;
+  using wire = std::tuple<detail::remove_cvref_t<R>>;
 };
 template <>
 struct rpc_values<void> {
@@ -73,19 +75,24 @@ struct rpc_values<void> {
 template <typename... U>
 struct rpc_values<future<U...>> {
   using type = std::tuple<deserialized_type_t<U>...>;
-  using wire = std::tuple<std::remove_cvref_t<U>...>;
+  using wire = std::tuple<detail::remove_cvref_t<U>...>;
 };
 
 // ---- function objects ----
 template <typename Fn>
 inline constexpr bool is_function_pointer_v = std::is_pointer_v<Fn> && std::is_function_v<std::remove_pointer_t<Fn>>;
 
+// Function pointers travel as tokens, function objects serialized (trivially copyable ones,
+// lambdas included, as their bytes).
+template <typename Fn>
+struct rpc_function_ok : std::bool_constant<is_function_pointer_v<Fn> || is_serializable<Fn>::value> {};
+
 template <typename Fn>
 void write_function(serial_writer& w, const Fn& fn) {
   if constexpr (is_function_pointer_v<Fn>) {
     serialize_into(w, encode_function(reinterpret_cast<const void*>(fn)));
   } else {
-    static_assert(is_serializable<Fn>::value,
+    static_assert(rpc_function_ok<Fn>::value,
                   "an RPC's function object must be a function, a lambda or functor that is trivially "
                   "copyable, or a Serializable type (spec 6.5)");
     serialize_into(w, fn);
@@ -175,7 +182,7 @@ struct arg_holders<A, Rest...> {
 // ---- sender side ----
 template <typename A>
 void write_arg(serial_writer& w, const A& a) {
-  using D = std::remove_cvref_t<A>;
+  using D = detail::remove_cvref_t<A>;
   if constexpr (rpc_arg<D>::dist) {
     // sent as a dist id in front of the body
   } else if constexpr (std::is_same_v<D, team>) {
@@ -187,7 +194,7 @@ void write_arg(serial_writer& w, const A& a) {
 }
 template <typename A>
 void write_dist_id(serial_writer& w, const A& a) {
-  if constexpr (rpc_arg<std::remove_cvref_t<A>>::dist) serialize_into(w, a.id().raw());
+  if constexpr (rpc_arg<detail::remove_cvref_t<A>>::dist) serialize_into(w, a.id().raw());
 }
 
 inline constexpr std::size_t rpc_inline_bytes = 512;
@@ -234,10 +241,10 @@ inline constexpr bool fixed_layout_call_v = [] {
 // calls) and sends it.
 template <typename Fn, typename... Args>
 void send_call(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Args&... args) {
-  using exec = rpc_exec<Fn, std::remove_cvref_t<Args>...>;
-  constexpr std::uint16_t n_ids = (rpc_arg<std::remove_cvref_t<Args>>::dist + ... + 0);
-  if constexpr (fixed_layout_call_v<Fn, std::remove_cvref_t<Args>...>) {
-    using layout = fixed_layout<Fn, std::remove_cvref_t<Args>...>;
+  using exec = rpc_exec<Fn, detail::remove_cvref_t<Args>...>;
+  constexpr std::uint16_t n_ids = (rpc_arg<detail::remove_cvref_t<Args>>::dist + ... + 0);
+  if constexpr (fixed_layout_call_v<Fn, detail::remove_cvref_t<Args>...>) {
+    using layout = fixed_layout<Fn, detail::remove_cvref_t<Args>...>;
     static constexpr layout plain(sizeof(rpc_wire)), with_reply(sizeof(rpc_wire) + 16);
     const layout& at = reply_to ? with_reply : plain;
     alignas(16) std::byte buf[with_reply.end];
@@ -247,7 +254,9 @@ void send_call(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Arg
       const std::uint64_t to[2] = {reply_to, 0};
       std::memcpy(buf + sizeof wire, to, sizeof to);
     }
-    std::memcpy(buf + at.fn, addr_of(fn), sizeof(Fn));
+    // An empty function object (a functor without members) has no value bits: its byte is
+    // left as is rather than copied from an object that never initialized it.
+    if constexpr (!std::is_empty_v<Fn>) std::memcpy(buf + at.fn, addr_of(fn), sizeof(Fn));
     std::size_t i = 0;
     (std::memcpy(buf + at.args[i++], addr_of(args), sizeof(Args)), ...);
     rpc_send(target, buf, at.end);
@@ -359,10 +368,10 @@ inline constexpr bool only_buffering<completions<buffered_cx<B>...>> = true;
 
 template <typename Cxs, typename Fn, typename... Args>
 auto rpc_ff_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
-  using C = std::remove_cvref_t<Cxs>;
+  using C = detail::remove_cvref_t<Cxs>;
   static_assert(only_source_events<C>, "rpc_ff provides only source completion (spec 9.2)");
-  check_init("upcxx::rpc_ff", std::source_location::current());
-  check_rank("upcxx::rpc_ff", target, g_state.rank_n, std::source_location::current());
+  check_init("upcxx::rpc_ff", detail::source_loc::current());
+  check_rank("upcxx::rpc_ff", target, g_state.rank_n, detail::source_loc::current());
   using F = std::decay_t<Fn>;
   if constexpr (only_buffering<C>) {
     send_call<F>(target, 0, fn, args...);
@@ -383,12 +392,12 @@ auto rpc_ff_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
 
 template <typename Cxs, typename Fn, typename... Args>
 auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
-  using C = std::remove_cvref_t<Cxs>;
+  using C = detail::remove_cvref_t<Cxs>;
   using F = std::decay_t<Fn>;
-  using R = rpc_result_t<typename function_holder<F>::stored, std::remove_cvref_t<Args>...>;
+  using R = rpc_result_t<typename function_holder<F>::stored, detail::remove_cvref_t<Args>...>;
   using vals = typename rpc_values<R>::type;
-  check_init("upcxx::rpc", std::source_location::current());
-  check_rank("upcxx::rpc", target, g_state.rank_n, std::source_location::current());
+  check_init("upcxx::rpc", detail::source_loc::current());
+  check_rank("upcxx::rpc", target, g_state.rank_n, detail::source_loc::current());
   // One state carries source and operation notifications; the source ones are delivered
   // right after serialization, the operation ones when the reply arrives.
   auto* state = new rpc_reply_state<C, vals, typename rpc_values<R>::wire>(C(std::forward<Cxs>(cxs)), target);
@@ -409,55 +418,53 @@ auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   }
 }
 
+template <typename Fn, typename... Args, std::size_t... I>
+void send_remote_cx_impl(const rpc_cx<Fn, Args...>& item, intrank_t target, std::index_sequence<I...>) {
+  send_call<Fn>(target, 0, item.fn, cx_arg<Args>::use(std::get<I>(item.args))...);
+}
 template <typename Fn, typename... Args>
 void send_remote_cx(const rpc_cx<Fn, Args...>& item, intrank_t target) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    send_call<Fn>(target, 0, item.fn, cx_arg<Args>::use(std::get<I>(item.args))...);
-  }(std::index_sequence_for<Args...>{});
+  send_remote_cx_impl(item, target, std::index_sequence_for<Args...>{});
 }
 
 }  // namespace detail
 
 // ---- rpc_ff ----
-template <typename Fn, typename... Args>
-  requires(!completion_object<Fn>)
+template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
 void rpc_ff(intrank_t recipient, Fn&& fn, Args&&... args) {
   detail::rpc_ff_impl(recipient, source_cx::as_buffered(), std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
-template <completion_object Cx, typename Fn, typename... Args>
+template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
 auto rpc_ff(intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
   return detail::rpc_ff_impl(recipient, std::forward<Cx>(completions), std::forward<Fn>(fn),
                              std::forward<Args>(args)...);
 }
-template <typename Fn, typename... Args>
-  requires(!completion_object<Fn>)
+template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
 void rpc_ff(const team& tm, intrank_t recipient, Fn&& fn, Args&&... args) {
   detail::rpc_ff_impl(tm[recipient], source_cx::as_buffered(), std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
-template <completion_object Cx, typename Fn, typename... Args>
+template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
 auto rpc_ff(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
   return detail::rpc_ff_impl(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
                              std::forward<Args>(args)...);
 }
 
 // ---- rpc ----
-template <typename Fn, typename... Args>
-  requires(!completion_object<Fn>)
+template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
 auto rpc(intrank_t recipient, Fn&& fn, Args&&... args) {
   return detail::rpc_impl(recipient, source_cx::as_buffered() | operation_cx::as_future(), std::forward<Fn>(fn),
                           std::forward<Args>(args)...);
 }
-template <completion_object Cx, typename Fn, typename... Args>
+template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
 auto rpc(intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
   return detail::rpc_impl(recipient, std::forward<Cx>(completions), std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
-template <typename Fn, typename... Args>
-  requires(!completion_object<Fn>)
+template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
 auto rpc(const team& tm, intrank_t recipient, Fn&& fn, Args&&... args) {
   return detail::rpc_impl(tm[recipient], source_cx::as_buffered() | operation_cx::as_future(),
                           std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
-template <completion_object Cx, typename Fn, typename... Args>
+template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
 auto rpc(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
   return detail::rpc_impl(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
                           std::forward<Args>(args)...);

@@ -9,6 +9,8 @@
 //   reply:       rpc_wire (word = the initiator's reply_base*) | serialized result
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstddef>
 #include <cstdint>
 

@@ -4,6 +4,8 @@
 // Output of one say() is never interleaved with another's.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <sstream>
 #include <string>
 

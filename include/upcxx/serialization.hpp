@@ -35,6 +35,8 @@
 // return a view.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include "upcxx/detail/serialization_impl.hpp"
 
 namespace upcxx {
@@ -85,11 +87,11 @@ template <typename T>
 struct serialization_traits_base<T, true> {
   using deserialized_type = deserialized_t<T>;
   // Gannet extension: whether serializing a T copies its bytes (references: their referent).
-  static constexpr bool is_actually_trivially_serializable = serial_trivial_v<std::remove_cvref_t<T>>;
+  static constexpr bool is_actually_trivially_serializable = serial_trivial_v<detail::remove_cvref_t<T>>;
 
   // The deserialized counterpart of object, as if serialized and deserialized (spec 6.8.2 ¶6-8).
   static deserialized_type deserialized_value(const std::remove_reference_t<T>& object) {
-    using U = std::remove_cvref_t<T>;
+    using U = detail::remove_cvref_t<T>;
     static_assert(!never_trivial<U>::value, "upcxx: deserialized_value does not accept a view (spec 6.8.2 ¶7)");
     if constexpr (serial_trivial_v<U>) {
       return from_bytes<U>(reinterpret_cast<const std::byte*>(addr_of(object)));
@@ -156,6 +158,7 @@ class deserializing_iterator {
     return old;
   }
   friend bool operator==(const deserializing_iterator& x, const deserializing_iterator& y) { return x.pos_ == y.pos_; }
+  friend bool operator!=(const deserializing_iterator& x, const deserializing_iterator& y) { return x.pos_ != y.pos_; }
 
  private:
   friend struct detail::view_access;
@@ -241,23 +244,22 @@ class view<T, T*> {
 
 // A view over [begin, end); size must equal std::distance(begin, end) and saves computing it.
 template <typename IterType>
-  requires detail::serializable_type<typename std::iterator_traits<IterType>::value_type>
-    view<typename std::iterator_traits<IterType>::value_type, IterType> make_view(
-        IterType begin, IterType end, typename std::iterator_traits<IterType>::difference_type size) {
+view<typename std::iterator_traits<IterType>::value_type, IterType> make_view(
+    IterType begin, IterType end, typename std::iterator_traits<IterType>::difference_type size) {
   using T = typename std::iterator_traits<IterType>::value_type;
+  UPCXX_DETAIL_NEEDS_SERIALIZABLE(T, "make_view: the iterator's value_type");
   return detail::view_access::make<T, IterType>(begin, end, static_cast<std::size_t>(size));
 }
 template <typename IterType>
-  requires detail::serializable_type<typename std::iterator_traits<IterType>::value_type>
-    view<typename std::iterator_traits<IterType>::value_type, IterType> make_view(IterType begin, IterType end) {
+view<typename std::iterator_traits<IterType>::value_type, IterType> make_view(IterType begin, IterType end) {
   return make_view(begin, end, std::distance(begin, end));
 }
 // A view over container.cbegin() .. container.cend().
 template <typename Container>
-  requires detail::serializable_type<typename Container::value_type>
-    view<typename Container::value_type, typename Container::const_iterator> make_view(const Container& container) {
+view<typename Container::value_type, typename Container::const_iterator> make_view(const Container& container) {
+  UPCXX_DETAIL_NEEDS_SERIALIZABLE(typename Container::value_type, "make_view: the container's value_type");
   std::size_t n;
-  if constexpr (requires { container.size(); })
+  if constexpr (detail::is_detected_v<detail::size_probe, Container>)
     n = container.size();
   else
     n = static_cast<std::size_t>(std::distance(container.cbegin(), container.cend()));

@@ -11,10 +11,11 @@
 // collectives.hpp.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
-#include <source_location>
 #include <utility>
 #include <vector>
 
@@ -86,7 +87,7 @@ class team {
 
   // World rank of this team's member `i`.
   intrank_t operator[](intrank_t i) const {
-    detail::check_rank("upcxx::team::operator[]", i, n_, std::source_location::current());
+    detail::check_rank("upcxx::team::operator[]", i, n_, detail::source_loc::current());
     return members_.empty() ? i : members_[static_cast<std::size_t>(i)];
   }
 
@@ -151,7 +152,8 @@ inline future<team&> team_id::when_here() const {
 }
 
 // Whether world rank r shares this process's local team (its memory is load/store reachable).
-bool local_team_contains(intrank_t world_rank, std::source_location loc = std::source_location::current());
+bool local_team_contains(intrank_t world_rank,
+                         detail::source_loc loc = detail::source_loc::current());
 
 void barrier(const team& t = world());
 

@@ -6,6 +6,8 @@
 // header includes them too.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -16,7 +18,6 @@
 #include <utility>
 #include <vector>
 
-#include "upcxx/version.hpp"
 #include "upcxx/detail/diagnostics.hpp"
 #include "upcxx/init.hpp"
 #include "upcxx/global_ptr.hpp"

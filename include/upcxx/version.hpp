@@ -2,6 +2,12 @@
 // guide (§2.4). Header-only; no other upcxx header is needed to use them.
 #pragma once
 
+// Every public header includes this one first, so that an older language mode fails here,
+// with one line that says what to do, before any C++17 construct is parsed.
+#if !defined(__cplusplus) || __cplusplus < 201703L
+#error "Gannet (UPC++) needs C++17 or later: compile with -std=c++17 or newer"
+#endif
+
 // Gannet release, as [YYYY][MM][PP] of the UPC++ release whose behaviour it follows, so code
 // that tests `UPCXX_VERSION >= 20201000` behaves as with UPC++ 2020.10.0.
 #define UPCXX_VERSION 20201000L

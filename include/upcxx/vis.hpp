@@ -32,6 +32,8 @@
 // happen-before the operation-completion notifications and the remote-completion RPC.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>

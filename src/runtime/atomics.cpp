@@ -86,7 +86,7 @@ void amo_remote(intrank_t rank, const void* owner_addr, amo_code code, amo_type 
   rt::internal_send(rank, rt::internal_id::amo, &rq, sizeof rq);
 }
 
-void fail_atomic(const std::string& what, const std::source_location& loc) { fail_at(loc, what); }
+void fail_atomic(const std::string& what, const upcxx::detail::source_loc& loc) { fail_at(loc, what); }
 
 }  // namespace upcxx::detail
 

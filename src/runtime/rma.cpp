@@ -49,7 +49,7 @@ void rma_get_remote(intrank_t rank, const void* owner_addr, void* dst, std::size
   if (r.done) op->on_events(op, rma_sink::events_of(r.done));
 }
 
-void fail_null_rma(const char* what, const std::source_location& loc) {
+void fail_null_rma(const char* what, const ::upcxx::detail::source_loc& loc) {
   fail_at(loc, std::string(what) + " with a null global_ptr or buffer (spec 8.2: src and dest must not be null)");
 }
 

@@ -257,16 +257,16 @@ char* getenv_console(const char* env_var) { return std::getenv(env_var); }
 // ---- teams (src/coll/team.cpp builds the others) ----
 
 team& world() {
-  detail::check_init("upcxx::world()", std::source_location::current());
+  detail::check_init("upcxx::world()", ::upcxx::detail::source_loc::current());
   return *rt().world;
 }
 
 team& local_team() {
-  detail::check_init("upcxx::local_team()", std::source_location::current());
+  detail::check_init("upcxx::local_team()", ::upcxx::detail::source_loc::current());
   return *rt().local;
 }
 
-bool local_team_contains(intrank_t world_rank, std::source_location loc) {
+bool local_team_contains(intrank_t world_rank, ::upcxx::detail::source_loc loc) {
   // Checked in every codemode: the library is built once, and the check is cheap here.
   if (world_rank < 0 || world_rank >= detail::g_state.rank_n)
     detail::fail_bad_rank("upcxx::local_team_contains", world_rank, detail::g_state.rank_n, loc);
@@ -274,7 +274,7 @@ bool local_team_contains(intrank_t world_rank, std::source_location loc) {
 }
 
 void barrier(const team& t) {
-  detail::check_init("upcxx::barrier()", std::source_location::current());
+  detail::check_init("upcxx::barrier()", ::upcxx::detail::source_loc::current());
   if (g_debug_checks) {
     if (in_progress()) detail::fail_restricted("upcxx::barrier()");  // spec §10.2 ¶4
     detail::check_master_persona("upcxx::barrier()");
@@ -331,7 +331,7 @@ namespace gannet::detail {
 
 void all_gather_bytes(const void* in, std::size_t n, void* out) {
   using namespace upcxx;
-  upcxx::detail::check_init("gannet::all_gather", std::source_location::current());
+  upcxx::detail::check_init("gannet::all_gather", ::upcxx::detail::source_loc::current());
   auto& r = rt();
   if (n > all_gather_max_bytes) util::fatal("gannet::all_gather: %zu bytes is more than %zu", n, all_gather_max_bytes);
   std::memcpy(r.scratch, in, n);
@@ -365,7 +365,7 @@ std::size_t shared_segment_size() { return rt().heap ? rt().heap->capacity() : 0
 std::size_t shared_segment_used() { return rt().heap ? rt().heap->used() : 0; }
 
 void* allocate(std::size_t size, std::size_t alignment) {
-  detail::check_init("upcxx::allocate", std::source_location::current());
+  detail::check_init("upcxx::allocate", ::upcxx::detail::source_loc::current());
   return detail::heap_allocate(size, alignment);
 }
 
@@ -426,29 +426,29 @@ void fail_at(const char* file, int line, const std::string& what) {
   gannet::util::fatal_at(file, line, "%s", what.c_str());
 }
 
-void fail_not_initialized(const char* what, const std::source_location& loc) {
+void fail_not_initialized(const char* what, const ::upcxx::detail::source_loc& loc) {
   fail_at(loc, std::string(what) +
                    " called while UPC++ is not initialized (before upcxx::init(), or after the matching "
                    "upcxx::finalize())");
 }
 
-void fail_bad_rank(const char* what, std::int64_t rank, std::int64_t n, const std::source_location& loc) {
+void fail_bad_rank(const char* what, std::int64_t rank, std::int64_t n, const ::upcxx::detail::source_loc& loc) {
   fail_at(loc, std::string(what) + ": rank " + std::to_string(rank) + " is out of range [0, " +
                    std::to_string(n) + ")");
 }
 
-void fail_not_local(intrank_t rank, const void* raw, const std::source_location& loc) {
+void fail_not_local(intrank_t rank, const void* raw, const ::upcxx::detail::source_loc& loc) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%p", raw);
   fail_at(loc, "global_ptr::local() on a pointer to rank " + std::to_string(rank) + " (" + buf +
                    ") that this process cannot address (is_local() is false)");
 }
 
-void fail_null_arith(const std::source_location& loc) {
+void fail_null_arith(const ::upcxx::detail::source_loc& loc) {
   fail_at(loc, "arithmetic on a null global_ptr");
 }
 
-void fail_not_in_segment(const void* p, const std::source_location& loc) {
+void fail_not_in_segment(const void* p, const ::upcxx::detail::source_loc& loc) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%p", p);
   fail_at(loc, std::string("upcxx::to_global_ptr(") + buf +
@@ -456,7 +456,7 @@ void fail_not_in_segment(const void* p, const std::source_location& loc) {
                    "(use try_global_ptr to test)");
 }
 
-void fail_not_mine(const char* what, intrank_t owner, const std::source_location& loc) {
+void fail_not_mine(const char* what, intrank_t owner, const ::upcxx::detail::source_loc& loc) {
   fail_at(loc, std::string(what) + ": the pointer belongs to rank " + std::to_string(owner) +
                    "; only the rank that allocated shared memory may free it");
 }

@@ -164,15 +164,16 @@ probe "$opt" env UPCXX_THREADMODE=par "$upcxx" -threadmode=seq
 probe "$opt" "$upcxx" -network=smp
 probe "$opt" "$upcxx" -network=mpi
 
-# What the wrapper adds, read from -show: debug info in debug mode, no -std=c++20 when the
-# user picks a standard, and -Wc, passes an argument the wrapper would otherwise take.
+# What the wrapper adds, read from -show: debug info in debug mode, -std=c++17 only when the
+# user picks no standard, and -Wc, passes an argument the wrapper would otherwise take.
 run "upcxx -show -codemode=debug" "$upcxx" -show -codemode=debug x.cpp
 grep -q -- ' -g ' "$log" || fail "debug codemode does not add -g: $(cat -- "$log")"
+grep -q -- ' -std=c++17 ' "$log" || fail "no -std=c++17 added when the user gives no standard: $(cat -- "$log")"
 run "upcxx -show -std=gnu++23" "$upcxx" -show -std=gnu++23 x.cpp
-grep -q -- '-std=c++20' "$log" && fail "-std=c++20 added despite the user's -std=: $(cat -- "$log")"
+grep -q -- '-std=c++' "$log" && fail "a -std= added despite the user's -std=gnu++23: $(cat -- "$log")"
 run "upcxx -show -Wc,-help" "$upcxx" -show -Wc,-help x.cpp
 grep -q -- ' -help ' "$log" || fail "-Wc,-help did not reach the compiler: $(cat -- "$log")"
-pass "upcxx -show: debug adds -g; a user -std= replaces -std=c++20; -Wc,<arg> reaches the compiler"
+pass "upcxx -show: debug adds -g; -std=c++17 unless the user chose a standard; -Wc,<arg> reaches the compiler"
 
 run_fails "upcxx -network=udp" "not supported" "$upcxx" -network=udp "$here/hello.cpp" -o bad
 run_fails "UPCXX_NETWORK=ibv upcxx" "not supported" env UPCXX_NETWORK=ibv "$upcxx" "$here/hello.cpp" -o bad
@@ -206,6 +207,53 @@ grep -q 'hello.o:' "$log" || fail "upcxx -MM printed no dependency rule"
 run "upcxx -S hello.cpp" "$upcxx" -S "$here/hello.cpp" -o hello.s
 [[ -s hello.s ]] || fail "upcxx -S wrote no assembly"
 pass "upcxx -E, -MM and -S run the compiler without linking"
+
+# --- (c2) the language standard the user chose --------------------------------------------
+# The public headers are C++17; UPC++ users commonly pass -std=c++17 (or later) themselves,
+# and nothing the installation adds may override it.
+section "C++17 and later programs"
+for std in c++17 c++20; do
+  rm -f two main.o
+  run "upcxx -std=$std -c two_tu_main.cpp" "$upcxx" -std=$std -c "$here/two_tu_main.cpp" -o main.o
+  run "upcxx -std=$std main.o two_tu_part.cpp -o two" "$upcxx" -std=$std main.o "$here/two_tu_part.cpp" -o two
+  run "upcxx-run -n 3 ./two (-std=$std)" spmd 3 ./two
+  expect_lines "two-object program, -std=$std" "two objects: rank sum 3"
+  run "upcxx -std=$std -codemode=debug hello.cpp" "$upcxx" -std=$std -codemode=debug "$here/hello.cpp" -o hello-$std
+  run "upcxx-run -n 2 ./hello-$std" spmd 2 ./hello-$std
+  expect_lines "hello, -std=$std" "$(hello_expected 2)"
+  run "upcxx -show -std=$std" "$upcxx" -show -std=$std x.cpp
+  [[ $(grep -o -- '-std=[a-z+0-9]*' "$log") == "-std=$std" ]] || fail "upcxx -std=$std: the command has $(grep -o -- '-std=[a-z+0-9]*' "$log" | tr '\n' ' ')"
+  pass "upcxx -std=$std: compile, link (two objects, debug and opt) and run; -std=$std is the only standard given"
+done
+run_fails "upcxx -std=c++14 hello.cpp" "needs C++17 or later" "$upcxx" -std=c++14 "$here/hello.cpp" -o bad
+pass "upcxx -std=c++14: refused with the one-line C++17 message"
+run "upcxx-meta CXXFLAGS (for -std)" "$meta" CXXFLAGS
+grep -q -- '-std=c++2' "$log" && fail "upcxx-meta CXXFLAGS forces a standard newer than C++17: $(cat -- "$log")"
+meta_cxxflags=$(cat -- "$log")
+run "upcxx-meta PPFLAGS (for -std)" "$meta" PPFLAGS
+meta_ppflags=$(cat -- "$log")
+# A user's -std=c++17 given before the meta flags stays in force: nothing in them overrides it.
+# shellcheck disable=SC2086
+run "compile -std=c++17 with upcxx-meta flags after it" "$("$meta" CXX)" -std=c++17 $meta_ppflags $meta_cxxflags \
+  -dM -E -x c++ "$here/hello.cpp"
+grep -q '^#define __cplusplus 201703L' "$log" || fail "-std=c++17 followed by upcxx-meta flags is not C++17"
+pass "upcxx-meta CXXFLAGS ('$meta_cxxflags') leaves a user's -std=c++17 in force"
+if command -v pkg-config >/dev/null; then
+  run "pkg-config --cflags upcxx (for -std)" env PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags upcxx
+  grep -q -- '-std=c++2' "$log" && fail "pkg-config upcxx Cflags forces a standard newer than C++17: $(cat -- "$log")"
+  pass "pkg-config upcxx Cflags ('$(cat -- "$log")') forces no standard newer than C++17"
+fi
+dir="$work/consumer-cxx17"
+run "configure a consumer with CMAKE_CXX_STANDARD=17" \
+  "$cmake" -S "$here/cmake-consumer" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 \
+  -DCMAKE_CXX_STANDARD_REQUIRED=ON -DCMAKE_CXX_EXTENSIONS=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+run "build the C++17 consumer" "$cmake" --build "$dir" -j2 --target hello
+grep -q -- '-std=c++17' "$dir/compile_commands.json" || fail "the C++17 consumer does not compile with -std=c++17"
+grep -q -- '-std=c++2' "$dir/compile_commands.json" && fail "find_package(UPCXX) raised the consumer's standard above C++17"
+run "run the C++17 consumer's hello" spmd 2 "$dir/hello"
+expect_lines "C++17 consumer hello" "$(hello_expected 2)"
+pass "find_package(UPCXX) with CMAKE_CXX_STANDARD=17: built as C++17, hello runs"
 
 # --- (d) CMake consumers -------------------------------------------------------------------
 section "CMake: find_package(UPCXX) and find_package(Gannet)"

@@ -1,4 +1,4 @@
-// expect: (trivially_serializable|constraints not satisfied)
+// expect: static assertion failed: upcxx::rput/rget: the element type must be TriviallySerializable
 // rput needs a TriviallySerializable element type (spec 8.2.1 ¶2).
 #include <string>
 #include <upcxx/upcxx.hpp>

@@ -1,4 +1,4 @@
-// expect: serializable_or_array<T>.* \[with T = D\]
+// expect: no matching function for call to .*write\(D\).*enable_if<serializable_or_array_v<T>
 // UPCXX_SERIALIZED_DELETE makes a class, and its derived classes, not Serializable (spec 6.2.5 ¶7).
 #include <upcxx/serialization.hpp>
 struct B {

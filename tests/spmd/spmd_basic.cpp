@@ -65,12 +65,12 @@ int main(int argc, char** argv) {
   // Barrier: between barriers every rank adds 1 to a counter in rank 0's heap; after each
   // barrier every rank must see exactly n * iteration (no rank ran ahead).
   auto counter = gannet::all_gather(me == 0 ? upcxx::new_<long>(0) : upcxx::global_ptr<long>())[0];
-  std::atomic_ref<long> c(*counter.local());
+  long* c = counter.local();
   const int iters = 2000;
   for (int it = 1; it <= iters; ++it) {
-    c.fetch_add(1, std::memory_order_relaxed);
+    spmd_atomic_fetch_add(c, 1L);
     upcxx::barrier();
-    SPMD_CHECK(c.load(std::memory_order_relaxed) == static_cast<long>(n) * it);
+    SPMD_CHECK(spmd_atomic_load(c) == static_cast<long>(n) * it);
     upcxx::barrier();
   }
   upcxx::barrier();

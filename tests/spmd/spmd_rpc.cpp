@@ -236,14 +236,14 @@ int main() {
     auto flag = upcxx::new_<int>(0);
     auto flags = gannet::all_gather(flag);
     auto spin_until_set = [&](int want) {
-      std::atomic_ref<int> f(*flag.local());
-      for (long i = 0; f.load() != want; ++i) {
+      const int* f = flag.local();
+      for (long i = 0; spmd_atomic_load(f) != want; ++i) {
         SPMD_CHECK(i < 2000000000L);  // a call that never leaves would spin here for ever
       }
     };
     static bool s_got = false;
     auto set_back = [](upcxx::global_ptr<int> back, int v) {
-      std::atomic_ref<int>(*back.local()).store(v);
+      spmd_atomic_store(back.local(), v);
       s_got = true;
     };
     if (n > 1) {

@@ -6,6 +6,8 @@
 #include <gannet/exchange.hpp>
 #include <upcxx/upcxx.hpp>
 
+#include "../spmd/as_rpc_matrix.hpp"
+
 namespace {
 
 TEST(OffNode, PointersAreNotLocal) {
@@ -73,6 +75,40 @@ TEST(OffNode, RmaCompletesThroughTheTransportInProgress) {
   conj.wait();
   EXPECT_EQ(upcxx::rget(g + 20).wait(), 20);
   upcxx::delete_array(g);
+  upcxx::finalize();
+}
+
+// remote_cx::as_rpc on the off-node path: the call is sent from progress, when the put's
+// remote completion arrives, for every completion kind and function object form.
+TEST(OffNode, AsRpcRunsOnceForEveryCompletionAndFunctionObject) {
+  using namespace as_rpc_matrix;
+  upcxx::init();
+  auto area = upcxx::new_array<int>(area_ints);
+  EXPECT_FALSE(area.is_local());
+  reset();
+  AS_RPC_SEND_ALL_FORMS(area, 0);
+  const int expected_total = n_kinds * n_forms;
+  for (long i = 0; total_count() < expected_total && i < 100000000L; ++i) upcxx::progress();
+  for (int i = 0; i < 1000; ++i) upcxx::progress();  // room for a duplicate to show up
+  EXPECT_EQ(total_count(), expected_total);
+  for (int k = 0; k < n_kinds; ++k) {
+    for (int f = 0; f < n_forms; ++f) {
+      EXPECT_EQ(g_count[k][f], 1) << "kind " << k << " form " << f;
+      EXPECT_EQ(g_value[k][f], value_for(k, f, 0) + adjust[f]) << "kind " << k << " form " << f;
+    }
+  }
+  EXPECT_EQ(g_bad_data, 0);
+  // The puts' data arrived.
+  for (int k = 0; k < n_kinds; ++k) {
+    for (int f = 0; f < n_forms; ++f) {
+      int first = upcxx::rget(area + slot_of(k, f)).wait();
+      EXPECT_EQ(first, value_for(k, f, 0));
+      if (k >= 3) {
+        EXPECT_EQ(upcxx::rget(area + slot_of(k, f) + bulk_n - 1).wait(), value_for(k, f, 0) + bulk_n - 1);
+      }
+    }
+  }
+  upcxx::delete_array(area);
   upcxx::finalize();
 }
 

@@ -298,10 +298,11 @@ struct upcxx::is_trivially_serializable<Handle> : std::true_type {};
 
 namespace {
 
+// Detection rather than concepts: this test also builds as C++17.
 template <typename T>
-concept can_write = requires(serial_writer& w, const T& v) {
-  w.write(v);
-};
+using write_probe = decltype(std::declval<serial_writer&>().write(std::declval<const T&>()));
+template <typename T>
+inline constexpr bool can_write = upcxx::detail::is_detected_v<write_probe, T>;
 
 // ---- traits ----
 
@@ -363,9 +364,9 @@ TEST(SerializationTraits, Serializable) {
 }
 
 template <typename T>
-concept has_deserialized_type = requires {
-  typename upcxx::serialization_traits<T>::deserialized_type;
-};
+using deserialized_type_probe = typename upcxx::serialization_traits<T>::deserialized_type;
+template <typename T>
+inline constexpr bool has_deserialized_type = upcxx::detail::is_detected_v<deserialized_type_probe, T>;
 
 TEST(SerializationTraits, DeserializedType) {
   using std::is_same_v;
@@ -391,8 +392,14 @@ TEST(SerializationTraits, DeserializedType) {
   static_assert(is_same_v<deserialized_type_t<view<std::string, std::string*>>,
                           view<std::string, upcxx::deserializing_iterator<std::string>>>);
   static_assert(is_same_v<upcxx::deserializing_iterator<DerivedUser>::value_type, UserType>);
+#if defined(__cpp_lib_concepts)
   static_assert(std::input_iterator<upcxx::deserializing_iterator<std::string>>);
   static_assert(std::random_access_iterator<view<int>::iterator>);
+#endif
+  // What a C++17 loop needs of the iterator: its category, and != as well as ==.
+  using str_iter = upcxx::deserializing_iterator<std::string>;
+  static_assert(is_same_v<std::iterator_traits<str_iter>::iterator_category, std::input_iterator_tag>);
+  static_assert(is_same_v<decltype(std::declval<str_iter>() != std::declval<str_iter>()), bool>);
   // Only Serializable types have one.
   static_assert(!has_deserialized_type<Deleted1> && !has_deserialized_type<int[2]>);
   static_assert(has_deserialized_type<const Base1&>);

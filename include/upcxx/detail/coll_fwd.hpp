@@ -7,6 +7,8 @@
 // finish (completion). Everything travels as bytes, so one engine serves every type.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>

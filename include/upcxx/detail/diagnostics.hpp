@@ -2,18 +2,19 @@
 // debug-codemode precondition checks. Every report names the caller's file and line.
 #pragma once
 
-#include <source_location>
+#include "upcxx/version.hpp"
+
 #include <sstream>
 #include <string>
 
-#include "upcxx/version.hpp"
+#include "upcxx/detail/source_loc.hpp"
 
 namespace upcxx::detail {
 
 // Prints "[rank N] file:line: what" on stderr and aborts the process (the launcher then ends
 // the job and names the rank).
 [[noreturn]] void fail_at(const char* file, int line, const std::string& what);
-[[noreturn]] inline void fail_at(const std::source_location& loc, const std::string& what) {
+[[noreturn]] inline void fail_at(const detail::source_loc& loc, const std::string& what) {
   fail_at(loc.file_name(), static_cast<int>(loc.line()), what);
 }
 

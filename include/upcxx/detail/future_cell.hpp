@@ -12,6 +12,8 @@
 // the tag `never_cell()`. So ready value-less futures and eager results allocate nothing.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <new>

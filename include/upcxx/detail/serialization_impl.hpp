@@ -27,8 +27,9 @@
 // be forwarded by copying its bytes (their padding stays valid at any 16-aligned offset).
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <array>
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -51,7 +52,7 @@
 #include <utility>
 #include <vector>
 
-#include "upcxx/version.hpp"
+#include "upcxx/detail/compat.hpp"
 
 namespace upcxx {
 
@@ -156,30 +157,45 @@ struct serialization_access {
 
 // ---- classification ----
 template <typename T>
-concept has_nested_serialization = requires {
-  typename T::upcxx_serialization;
-};
+using nested_serialization_probe = typename T::upcxx_serialization;
+template <typename T>
+inline constexpr bool has_nested_serialization = is_detected_v<nested_serialization_probe, T>;
 // The primary upcxx::serialization<T> carries this marker; a user's specialization does not.
 template <typename T>
-concept serialization_specialized = !requires {
-  typename ::upcxx::serialization<T>::upcxx_unspecialized_;
-};
+using unspecialized_probe = typename ::upcxx::serialization<T>::upcxx_unspecialized_;
+template <typename T>
+inline constexpr bool serialization_specialized = !is_detected_v<unspecialized_probe, T>;
 
 template <typename T>
 struct never_trivial : std::false_type {};
 template <typename T, typename I>
 struct never_trivial<view<T, I>> : std::true_type {};  // Serializable by the spec, never by bytes
 
+// Whether an object of type T may be made by copying another's bytes: std::is_trivially_copyable,
+// or, for a type that cannot be copy- or move-assigned, trivial copy and move construction
+// and a trivial destructor. The second half is what the standard's definition gives such
+// types (deleted special members are not eligible), and it covers closure types: every
+// lambda in C++17, and in C++20 every lambda with a capture or a capture default, has a
+// deleted copy assignment, and GCC's is_trivially_copyable turns false for such a closure
+// once that operator has been looked at (std::tuple of it does). The answer then depended
+// on what the program had asked before: a lambda that rpc_ff accepted was refused by
+// remote_cx::as_rpc, which keeps it in a tuple.
+template <typename T>
+inline constexpr bool bytes_copyable_v =
+    std::is_trivially_copyable_v<T> ||
+    (std::is_trivially_copy_constructible_v<T> && std::is_trivially_move_constructible_v<T> &&
+     std::is_trivially_destructible_v<T> && !std::is_copy_assignable_v<T> && !std::is_move_assignable_v<T>);
+
 // The default of is_trivially_serializable<T> (spec 6.1 ¶3-5).
 template <typename T>
 constexpr bool default_trivially_serializable() {
-  if constexpr (std::is_reference_v<T> || std::is_bounded_array_v<T> || std::is_unbounded_array_v<T> ||
+  if constexpr (std::is_reference_v<T> || detail::is_bounded_array_v<T> || detail::is_unbounded_array_v<T> ||
                 std::is_volatile_v<T> || std::is_void_v<T> || std::is_function_v<T>) {
     return false;
   } else if constexpr (std::is_const_v<T>) {
     return ::upcxx::is_trivially_serializable<std::remove_const_t<T>>::value;  // spec 6.4 ¶4
   } else {
-    return std::is_trivially_copyable_v<T> && !has_nested_serialization<T> && !serialization_specialized<T> &&
+    return bytes_copyable_v<T> && !has_nested_serialization<T> && !serialization_specialized<T> &&
            !never_trivial<T>::value;
   }
 }
@@ -245,18 +261,23 @@ inline constexpr bool serializable_v = serializable_impl<T>();
 // (spec 6.2.3 ¶3, 6.4 ¶3).
 template <typename T>
 constexpr bool writable_impl() {
-  using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_bounded_array_v<U>)
+  using U = detail::remove_cvref_t<T>;
+  if constexpr (detail::is_bounded_array_v<U>)
     return writable_impl<std::remove_extent_t<U>>();
   else
     return serializable_v<T>;
 }
 
-// Named so that a misuse reads "the required concept serializable_type<Foo> ..."
 template <typename T>
-concept serializable_type = serializable_v<T>;
-template <typename T>
-concept serializable_or_array = writable_impl<T>();
+inline constexpr bool serializable_or_array_v = writable_impl<T>();
+
+// The Writer and Reader members are constrained (enable_if, so that C++17 programs see the
+// same overload sets as C++20 ones): whether w.write(x) is valid can be asked, and a misuse
+// names the condition, e.g. "enable_if<serializable_or_array_v<T>, ...> [with T = Foo]".
+// make_view, whose overloads differ by arity, asserts instead, in one sentence:
+#define UPCXX_DETAIL_NEEDS_SERIALIZABLE(T, what)                                                \
+  static_assert(::upcxx::detail::serializable_v<T>, "upcxx: " what ": the type is not Serializable " \
+                                                    "(is_serializable<T> is false; spec 6.1)")
 
 // ---- deserialized_type_t ----
 template <typename T, serial_kind K = kind_of<T>()>
@@ -292,13 +313,13 @@ struct no_deserialized_type {};
 template <typename T>
 constexpr auto deserialized_probe() {
   if constexpr (std::is_reference_v<T>) {
-    return deserialized_probe<std::remove_cvref_t<T>>();  // spec 6.4 ¶1: cq T& -> deserialized T
-  } else if constexpr (std::is_bounded_array_v<T>) {
+    return deserialized_probe<detail::remove_cvref_t<T>>();  // spec 6.4 ¶1: cq T& -> deserialized T
+  } else if constexpr (detail::is_bounded_array_v<T>) {
     using E = decltype(deserialized_probe<std::remove_extent_t<T>>());
     if constexpr (std::is_same_v<E, no_deserialized_type>)
       return no_deserialized_type{};
     else
-      return std::type_identity<typename E::type[std::extent_v<T>]>{};
+      return detail::type_identity<typename E::type[std::extent_v<T>]>{};
   } else if constexpr (std::is_volatile_v<T> || std::is_array_v<T> || std::is_void_v<T> || std::is_function_v<T>) {
     return no_deserialized_type{};
   } else if constexpr (std::is_const_v<T>) {
@@ -306,9 +327,9 @@ constexpr auto deserialized_probe() {
     if constexpr (std::is_same_v<E, no_deserialized_type>)
       return no_deserialized_type{};
     else
-      return std::type_identity<const typename E::type>{};  // spec 6.4 ¶4
+      return detail::type_identity<const typename E::type>{};  // spec 6.4 ¶4
   } else if constexpr (serializable_v<T>) {
-    return std::type_identity<typename deserialized_by_kind<T>::type>{};
+    return detail::type_identity<typename deserialized_by_kind<T>::type>{};
   } else {
     return no_deserialized_type{};
   }
@@ -321,12 +342,12 @@ using deserialized_t = typename deserialized<T>::type;
 // For naming a container's deserialized type before knowing whether its elements are
 // Serializable: is_serializable<vector<X>> must be false, not an error, when X is not.
 template <typename T>
-concept has_deserialized_type = requires {
-  typename deserialized<T>::type;
-};
+using deserialized_probe_t = typename deserialized<T>::type;
+template <typename T>
+inline constexpr bool has_deserialized_type = is_detected_v<deserialized_probe_t, T>;
 template <typename T>
 using deserialized_lazy_t =
-    typename std::conditional_t<has_deserialized_type<T>, deserialized<T>, std::type_identity<T>>::type;
+    typename std::conditional_t<has_deserialized_type<T>, deserialized<T>, detail::type_identity<T>>::type;
 
 // Per-type implementation, for cv-unqualified non-reference non-array T: write, read (by
 // value), read_into (placement), skip, and static_size (an upper bound of the bytes write
@@ -422,7 +443,7 @@ class serial_writer {
     if (n == 0) return buf_ + size_;
     std::size_t at = (size_ + align - 1) & ~(align - 1);
     std::size_t end = at + n;
-    if (end > cap_) [[unlikely]]
+    if (UPCXX_DETAIL_UNLIKELY(end > cap_))
       grow(end);
     size_ = end;
     return buf_ + at;
@@ -430,24 +451,21 @@ class serial_writer {
   // Pads to a multiple of align unconditionally; the reader mirrors it with align_to().
   void align_to(std::size_t align) {
     std::size_t at = (size_ + align - 1) & ~(align - 1);
-    if (at > cap_) [[unlikely]]
+    if (UPCXX_DETAIL_UNLIKELY(at > cap_))
       grow(at);
     size_ = at;
   }
 
   // ---- the spec's Writer ----
   // Writes object (a Serializable object, or an array of them).
-  template <typename T>
-    requires serializable_or_array<T>
+  template <typename T, std::enable_if_t<serializable_or_array_v<T>, int> = 0>
   void write(const T& object);
 
   // Writes the elements of [begin, end) as separate write() calls would; returns how many.
   // TriviallySerializable elements behind contiguous iterators are one memcpy.
-  template <typename Iter>
-    requires serializable_type<typename std::iterator_traits<Iter>::value_type>
+  template <typename Iter, std::enable_if_t<serializable_v<typename std::iterator_traits<Iter>::value_type>, int> = 0>
   std::size_t write_sequence(Iter begin, Iter end);
-  template <typename Iter>
-    requires serializable_type<typename std::iterator_traits<Iter>::value_type>
+  template <typename Iter, std::enable_if_t<serializable_v<typename std::iterator_traits<Iter>::value_type>, int> = 0>
   std::size_t write_sequence(Iter begin, Iter end, std::size_t num_items);
 
   template <typename T>
@@ -459,11 +477,11 @@ class serial_writer {
   // The spec's signature takes the handle as an rvalue; its own example passes an lvalue, so
   // both are accepted. Either way the handle is used up.
   template <typename T>
-  void commit(reserve_handle<T>&& handle, const std::type_identity_t<T>& object) {
+  void commit(reserve_handle<T>&& handle, const detail::type_identity_t<T>& object) {
     commit(handle, object);
   }
   template <typename T>
-  void commit(reserve_handle<T>& handle, const std::type_identity_t<T>& object) {
+  void commit(reserve_handle<T>& handle, const detail::type_identity_t<T>& object) {
     static_assert(serial_trivial_v<T>, "upcxx: Writer::commit needs a TriviallySerializable T (spec 6.8.2 ¶40)");
     UPCXX_DETAIL_SERIAL_CHECK(handle.offset_ != reserve_handle<T>::consumed, "commit() on a used reserve_handle");
     UPCXX_DETAIL_SERIAL_CHECK(handle.offset_ + sizeof(T) <= size_, "commit() with a handle from another writer");
@@ -525,26 +543,21 @@ class serial_reader {
 
   // ---- the spec's Reader ----
   // Reads an object written as a T and returns its deserialized counterpart.
-  template <typename T>
-    requires serializable_type<T>
+  template <typename T, std::enable_if_t<serializable_v<T>, int> = 0>
   deserialized_t<T> read();
   // Constructs it in storage (suitably sized and aligned for deserialized_type_t<T>); T may
   // be an array type, read whole.
-  template <typename T>
-    requires serializable_or_array<T>
+  template <typename T, std::enable_if_t<serializable_or_array_v<T>, int> = 0>
   deserialized_t<T>* read_into(void* storage);
   // Reads num_items objects written as T into an array at storage.
-  template <typename T>
-    requires serializable_type<T>
+  template <typename T, std::enable_if_t<serializable_v<T>, int> = 0>
   deserialized_t<T>* read_sequence_into(void* storage, std::size_t num_items);
   // Gannet extension (as in later UPC++ revisions): pass over objects without keeping them.
   // Cheap for TriviallySerializable types, strings and containers of them; user-defined
   // custom serialization is deserialized and destroyed.
-  template <typename T>
-    requires serializable_or_array<T>
+  template <typename T, std::enable_if_t<serializable_or_array_v<T>, int> = 0>
   void skip();
-  template <typename T>
-    requires serializable_type<T>
+  template <typename T, std::enable_if_t<serializable_v<T>, int> = 0>
   void skip_sequence(std::size_t num_items);
 
  private:
@@ -719,7 +732,7 @@ constexpr std::size_t member_static_size() {
 template <typename... X>
 constexpr std::size_t members_static_size(type_list<X...>) {
   std::size_t total = 0;
-  for (std::size_t s : {std::size_t{1}, member_static_size<std::remove_cvref_t<X>>()...}) {
+  for (std::size_t s : {std::size_t{1}, member_static_size<detail::remove_cvref_t<X>>()...}) {
     if (s == 0) return 0;
     total += s;
   }
@@ -751,14 +764,14 @@ struct serializer<T, serial_kind::fields> {
   static void skip(serial_reader& r) { skip_all(r, field_types{}); }
   template <typename... X>
   static void skip_all(serial_reader& r, type_list<X...>) {
-    (skip_member<std::remove_cvref_t<X>>(r), ...);
+    (skip_member<detail::remove_cvref_t<X>>(r), ...);
   }
 };
 
 // ---- UPCXX_SERIALIZED_VALUES (spec 6.2.2) ----
 template <typename X>
 struct value_type_of {
-  using type = std::remove_cvref_t<X>;
+  using type = detail::remove_cvref_t<X>;
 };
 template <typename B>
 struct value_type_of<serialized_base<B>> {
@@ -768,7 +781,7 @@ template <typename L>
 struct value_types;
 template <typename... X>
 struct value_types<type_list<X...>> {
-  using type = type_list<typename value_type_of<std::remove_cvref_t<X>>::type...>;
+  using type = type_list<typename value_type_of<detail::remove_cvref_t<X>>::type...>;
 };
 
 // Reads the values in order, each into a local, then hands them all (as rvalues) to make.
@@ -812,18 +825,26 @@ struct serializer<T, serial_kind::values> {
 };
 
 // ---- custom serialization: T::upcxx_serialization or serialization<T> (spec 6.2.3) ----
+template <typename S, typename T>
+using custom_serialize_probe = decltype(S::serialize(std::declval<serial_writer&>(), std::declval<const T&>()));
+template <typename S>
+using custom_deserialize_probe = decltype(S::deserialize(std::declval<serial_reader&>(), std::declval<void*>()));
+template <typename S>
+constexpr bool custom_deserialize_ok() {
+  if constexpr (is_detected_v<custom_deserialize_probe, S>)
+    return std::is_convertible_v<custom_deserialize_probe<S>, const volatile void*>;
+  else
+    return false;
+}
+
 template <typename T, typename S>
 struct custom_serializer {
-  static_assert(
-      requires(serial_writer & w, const T& v) { S::serialize(w, v); },
-      "upcxx: custom serialization must define a public static member template "
-      "serialize(Writer&, T const&) (spec 6.2.3 ¶13-14)");
-  static_assert(
-      requires(serial_reader & r, void* p) {
-        { S::deserialize(r, p) } -> std::convertible_to<const volatile void*>;
-      },
-      "upcxx: custom serialization must define a public static member template "
-      "U* deserialize(Reader&, void*) (spec 6.2.3 ¶13-15)");
+  static_assert(is_detected_v<custom_serialize_probe, S, T>,
+                "upcxx: custom serialization must define a public static member template "
+                "serialize(Writer&, T const&) (spec 6.2.3 ¶13-14)");
+  static_assert(custom_deserialize_ok<S>(),
+                "upcxx: custom serialization must define a public static member template "
+                "U* deserialize(Reader&, void*) (spec 6.2.3 ¶13-15)");
   using result = std::remove_pointer_t<decltype(S::deserialize(std::declval<serial_reader&>(), std::declval<void*>()))>;
   static constexpr std::size_t static_size = 0;
 
@@ -890,6 +911,12 @@ struct builtin<std::basic_string<C, Tr, A>> {
 };
 
 // vector, deque, list (spec 6.3 ¶7-10); forward_list as a Gannet extension.
+template <typename C>
+using size_probe = decltype(std::declval<const C&>().size());
+template <typename C>
+using reserve_probe = decltype(std::declval<C&>().reserve(std::size_t{}));
+template <typename C, typename V>
+using emplace_back_probe = decltype(std::declval<C&>().emplace_back(std::declval<V>()));
 template <typename Seq, typename T, typename A, typename Out>
 struct sequence_builtin {
   static constexpr bool enabled = serializable_v<T> && serializable_v<A>;
@@ -899,7 +926,7 @@ struct sequence_builtin {
   static void write(serial_writer& w, const Seq& s) {
     write_param(w, s.get_allocator());
     std::size_t n;
-    if constexpr (requires { s.size(); })
+    if constexpr (is_detected_v<size_probe, Seq>)
       n = s.size();
     else
       n = static_cast<std::size_t>(std::distance(s.begin(), s.end()));
@@ -914,8 +941,8 @@ struct sequence_builtin {
       return Out(p, p + n, a);  // vector: one allocation and one memcpy
     } else {
       Out out(a);
-      if constexpr (requires { out.reserve(n); }) out.reserve(n);
-      if constexpr (requires { out.emplace_back(r.read<T>()); }) {
+      if constexpr (is_detected_v<reserve_probe, Out>) out.reserve(n);
+      if constexpr (is_detected_v<emplace_back_probe, Out, deserialized_t<T>>) {
         for (std::size_t i = 0; i < n; ++i) out.emplace_back(r.read<T>());
       } else {  // forward_list
         auto tail = out.before_begin();
@@ -1291,10 +1318,9 @@ deserialized_t<A>* read_array_into(serial_reader& r, void* storage) {
 }
 
 // ---- Writer and Reader members ----
-template <typename T>
-  requires serializable_or_array<T>
+template <typename T, std::enable_if_t<serializable_or_array_v<T>, int>>
 void serial_writer::write(const T& object) {
-  using U = std::remove_cvref_t<T>;
+  using U = detail::remove_cvref_t<T>;
   if constexpr (std::is_array_v<U>) {
     write_array(*this, object);
   } else {
@@ -1302,11 +1328,10 @@ void serial_writer::write(const T& object) {
   }
 }
 
-template <typename Iter>
-  requires serializable_type<typename std::iterator_traits<Iter>::value_type>
+template <typename Iter, std::enable_if_t<serializable_v<typename std::iterator_traits<Iter>::value_type>, int>>
 std::size_t serial_writer::write_sequence(Iter begin, Iter end) {
   using T = typename std::iterator_traits<Iter>::value_type;
-  if constexpr (std::random_access_iterator<Iter>) {
+  if constexpr (is_random_access_iterator_v<Iter>) {
     return write_sequence(begin, end, static_cast<std::size_t>(end - begin));
   } else {
     std::size_t n = 0;
@@ -1318,15 +1343,14 @@ std::size_t serial_writer::write_sequence(Iter begin, Iter end) {
   }
 }
 
-template <typename Iter>
-  requires serializable_type<typename std::iterator_traits<Iter>::value_type>
+template <typename Iter, std::enable_if_t<serializable_v<typename std::iterator_traits<Iter>::value_type>, int>>
 std::size_t serial_writer::write_sequence(Iter begin, Iter end, std::size_t num_items) {
   using T = typename std::iterator_traits<Iter>::value_type;
   if constexpr (serial_trivial_v<T>) {
     // One capacity check and one padding for the whole run: sizeof(T) is a multiple of its
     // alignment, so consecutive elements are where separate writes would put them.
     std::byte* dst = place(serial_align<T>, num_items * sizeof(T));
-    if constexpr (std::contiguous_iterator<Iter>) {
+    if constexpr (is_contiguous_iterator_v<Iter>) {
       UPCXX_DETAIL_SERIAL_CHECK(static_cast<std::size_t>(end - begin) == num_items,
                                 "write_sequence: num_items differs from the length of the sequence");
       if (num_items) std::memcpy(dst, addr_of(*begin), num_items * sizeof(T));
@@ -1350,16 +1374,14 @@ std::size_t serial_writer::write_sequence(Iter begin, Iter end, std::size_t num_
   return num_items;
 }
 
-template <typename T>
-  requires serializable_type<T>
+template <typename T, std::enable_if_t<serializable_v<T>, int>>
 deserialized_t<T> serial_reader::read() {
-  return serializer<std::remove_cvref_t<T>>::read(*this);
+  return serializer<detail::remove_cvref_t<T>>::read(*this);
 }
 
-template <typename T>
-  requires serializable_or_array<T>
+template <typename T, std::enable_if_t<serializable_or_array_v<T>, int>>
 deserialized_t<T>* serial_reader::read_into(void* storage) {
-  using U = std::remove_cvref_t<T>;
+  using U = detail::remove_cvref_t<T>;
   if constexpr (std::is_array_v<U>) {
     return read_array_into<U>(*this, storage);
   } else {
@@ -1367,10 +1389,9 @@ deserialized_t<T>* serial_reader::read_into(void* storage) {
   }
 }
 
-template <typename T>
-  requires serializable_type<T>
+template <typename T, std::enable_if_t<serializable_v<T>, int>>
 deserialized_t<T>* serial_reader::read_sequence_into(void* storage, std::size_t num_items) {
-  using U = std::remove_cvref_t<T>;
+  using U = detail::remove_cvref_t<T>;
   using D = deserialized_t<U>;
   if constexpr (serial_trivial_v<U>) {
     const std::byte* src = take(serial_align<U>, num_items * sizeof(U));
@@ -1382,10 +1403,9 @@ deserialized_t<T>* serial_reader::read_sequence_into(void* storage, std::size_t 
   return static_cast<D*>(storage);
 }
 
-template <typename T>
-  requires serializable_or_array<T>
+template <typename T, std::enable_if_t<serializable_or_array_v<T>, int>>
 void serial_reader::skip() {
-  using U = std::remove_cvref_t<T>;
+  using U = detail::remove_cvref_t<T>;
   if constexpr (std::is_array_v<U>) {
     using E = std::remove_cv_t<std::remove_all_extents_t<U>>;
     if constexpr (serial_trivial_v<E>) {
@@ -1398,10 +1418,9 @@ void serial_reader::skip() {
   }
 }
 
-template <typename T>
-  requires serializable_type<T>
+template <typename T, std::enable_if_t<serializable_v<T>, int>>
 void serial_reader::skip_sequence(std::size_t num_items) {
-  using U = std::remove_cvref_t<T>;
+  using U = detail::remove_cvref_t<T>;
   if constexpr (serial_trivial_v<U>) {
     take(serial_align<U>, num_items * sizeof(U));
   } else {
@@ -1418,8 +1437,8 @@ void serial_reader::skip_sequence(std::size_t num_items) {
 // views, custom serialization). Sums of bounds bound a sequence of writes.
 template <typename T>
 constexpr std::size_t static_serialized_size() {
-  using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_bounded_array_v<U>) {
+  using U = detail::remove_cvref_t<T>;
+  if constexpr (detail::is_bounded_array_v<U>) {
     using E = std::remove_cv_t<std::remove_all_extents_t<U>>;
     if constexpr (serial_trivial_v<E>)
       return sizeof(U) + serial_align<E> - 1;

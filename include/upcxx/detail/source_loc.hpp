@@ -1,10 +1,12 @@
 // The caller's file and line for debug-codemode reports, in C++17 and later.
 //
-// std::source_location is C++20; the public headers must compile as C++17, so this small type
+// detail::source_loc is C++20; the public headers must compile as C++17, so this small type
 // takes its place. A defaulted argument `source_loc loc = source_loc::current()` records the
 // location of the call that used the default, through the compiler builtins that
-// std::source_location itself is built on (GCC, Clang and the compilers that imitate them).
+// detail::source_loc itself is built on (GCC, Clang and the compilers that imitate them).
 #pragma once
+
+#include "upcxx/version.hpp"
 
 namespace upcxx::detail {
 

@@ -3,8 +3,12 @@
 // read-only while the library is initialized, so no synchronisation is needed.
 #pragma once
 
+#include "upcxx/version.hpp"
+
 #include <cstdint>
-#include <source_location>
+
+#include "upcxx/detail/compat.hpp"
+#include "upcxx/detail/source_loc.hpp"
 
 namespace upcxx {
 using intrank_t = std::int32_t;
@@ -28,24 +32,24 @@ struct runtime_state {
 extern runtime_state g_state;
 
 // Reports use before init (spec §2.1 ¶2) with the caller's location.
-[[noreturn]] void fail_not_initialized(const char* what, const std::source_location& loc);
+[[noreturn]] void fail_not_initialized(const char* what, const detail::source_loc& loc);
 // Reports a rank outside [0, rank_n) with the caller's location.
 [[noreturn]] void fail_bad_rank(const char* what, std::int64_t rank, std::int64_t n,
-                                const std::source_location& loc);
+                                const detail::source_loc& loc);
 
 inline void check_init([[maybe_unused]] const char* what,
-                       [[maybe_unused]] const std::source_location& loc) {
+                       [[maybe_unused]] const detail::source_loc& loc) {
 #if UPCXX_ASSERT_ENABLED
-  if (g_state.init_count <= 0) [[unlikely]]
+  if (UPCXX_DETAIL_UNLIKELY(g_state.init_count <= 0))
     fail_not_initialized(what, loc);
 #endif
 }
 
 inline void check_rank([[maybe_unused]] const char* what, [[maybe_unused]] std::int64_t rank,
                        [[maybe_unused]] std::int64_t n,
-                       [[maybe_unused]] const std::source_location& loc) {
+                       [[maybe_unused]] const detail::source_loc& loc) {
 #if UPCXX_ASSERT_ENABLED
-  if (rank < 0 || rank >= n) [[unlikely]]
+  if (UPCXX_DETAIL_UNLIKELY(rank < 0 || rank >= n))
     fail_bad_rank(what, rank, n, loc);
 #endif
 }
