@@ -13,6 +13,9 @@ namespace {
 std::atomic<long> g_allocations{0};
 }
 
+// GCC 12 pairs the replaced operator new below with std::allocator's inlined frees and warns
+// that malloc'd memory reaches free() through operator delete: it does, by design here.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t n) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n ? n : 1)) return p;
