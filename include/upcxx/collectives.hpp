@@ -166,9 +166,8 @@ T coll_load(const std::byte* p) {
 }
 
 template <typename T>
-void coll_store_bytes(std::vector<std::byte>& out, const T* src, std::size_t count) {
-  out.resize(sizeof(T) * count);
-  if (count) std::memcpy(out.data(), static_cast<const void*>(src), sizeof(T) * count);
+void coll_store_bytes(coll_bytes& out, const T* src, std::size_t count) {
+  out.assign(reinterpret_cast<const std::byte*>(src), sizeof(T) * count);
 }
 
 // One collective in flight at this rank: its notifications (operation completion, with the
@@ -189,7 +188,7 @@ class coll_op_base : public coll_client {
 
 // Elementwise op over `count` trivially serializable T in both buffers.
 template <typename T, typename Op>
-void coll_combine_trivial(const Op& op, std::vector<std::byte>& acc, const std::byte* in, std::size_t n,
+void coll_combine_trivial(const Op& op, coll_bytes& acc, const std::byte* in, std::size_t n,
                           bool in_from_lower) {
   const std::size_t count = n / sizeof(T);
   for (std::size_t i = 0; i < count; ++i) {
@@ -232,7 +231,7 @@ template <typename Cxs, typename T, typename Op>
 class reduce_value_op final : public coll_op_base<Cxs, T> {
  public:
   reduce_value_op(Cxs&& cxs, Op op) : coll_op_base<Cxs, T>(std::move(cxs)), op_(std::move(op)) {}
-  void combine(std::vector<std::byte>& acc, const std::byte* in, std::size_t n, bool in_from_lower) override {
+  void combine(coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) override {
     coll_combine_trivial<T>(op_, acc, in, n, in_from_lower);
   }
   void finish() override { this->notify(std::tuple<T>(coll_load<T>(this->data.data()))); }
@@ -246,7 +245,7 @@ template <typename Cxs, typename T, typename Op>
 class reduce_bulk_op final : public coll_op_base<Cxs> {
  public:
   reduce_bulk_op(Cxs&& cxs, Op op, T* dst) : coll_op_base<Cxs>(std::move(cxs)), op_(std::move(op)), dst_(dst) {}
-  void combine(std::vector<std::byte>& acc, const std::byte* in, std::size_t n, bool in_from_lower) override {
+  void combine(coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) override {
     coll_combine_trivial<T>(op_, acc, in, n, in_from_lower);
   }
   void finish() override {
@@ -276,10 +275,10 @@ class broadcast_bulk_op final : public coll_op_base<Cxs> {
 
 // ---- Serializable (non-trivial) values ----
 template <typename T>
-void coll_serialize(std::vector<std::byte>& out, const T& value) {
+void coll_serialize(coll_bytes& out, const T& value) {
   serial_writer w(nullptr, 0);
   serialize_into(w, value);
-  out.assign(w.data(), w.data() + w.size());
+  out.assign(w.data(), w.size());
 }
 template <typename T>
 T coll_deserialize(const std::byte* bytes) {
@@ -299,7 +298,7 @@ template <typename Cxs, typename T, typename Op>
 class reduce_nontrivial_op final : public coll_op_base<Cxs, T> {
  public:
   reduce_nontrivial_op(Cxs&& cxs, Op op) : coll_op_base<Cxs, T>(std::move(cxs)), op_(std::move(op)) {}
-  void combine(std::vector<std::byte>& acc, const std::byte*, std::size_t n, bool in_from_lower) override;
+  void combine(coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) override;
   void finish() override { this->notify(std::tuple<T>(coll_deserialize<T>(this->data.data()))); }
 
  private:
@@ -307,10 +306,11 @@ class reduce_nontrivial_op final : public coll_op_base<Cxs, T> {
 };
 
 template <typename Cxs, typename T, typename Op>
-void reduce_nontrivial_op<Cxs, T, Op>::combine(std::vector<std::byte>& acc, const std::byte* in, std::size_t n,
+void reduce_nontrivial_op<Cxs, T, Op>::combine(coll_bytes& acc, const std::byte* in, std::size_t n,
                                                bool in_from_lower) {
   // The incoming bytes may sit anywhere in a message: copy them to an aligned buffer.
-  std::vector<std::byte> aligned(in, in + n);
+  coll_bytes aligned;
+  aligned.assign(in, n);
   T a = coll_deserialize<T>(acc.data());
   T b = coll_deserialize<T>(aligned.data());
   T r = in_from_lower ? T(op_(b, a)) : T(op_(a, b));

@@ -19,7 +19,7 @@
 #include <sched.h>
 
 #include <cstring>
-#include <unordered_map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -50,15 +50,17 @@ struct coll_key {
   std::uint64_t team;
   std::uint64_t seq;
   bool operator==(const coll_key& o) const { return team == o.team && seq == o.seq; }
+  bool operator!=(const coll_key& o) const { return !(*this == o); }
 };
-struct coll_key_hash {
-  std::size_t operator()(const coll_key& k) const noexcept {
-    return std::hash<std::uint64_t>{}(k.team * 0x9e3779b97f4a7c15ull ^ k.seq);
-  }
+
+struct inbox_msg {
+  std::uint32_t round;
+  upcxx::detail::coll_bytes bytes;
 };
 
 // One collective at this rank, from its start or its first message, whichever comes first.
 struct coll_state {
+  coll_key key{};
   coll_client* client = nullptr;  // null until this rank starts the collective
   const upcxx::team* tm = nullptr;
   coll_kind kind = coll_kind::barrier;
@@ -69,10 +71,91 @@ struct coll_state {
   bool sent = false;  // this step's message has left
   // Messages of rounds this rank has not consumed yet: every (collective, round) receives
   // exactly one message, so the round names it.
-  std::vector<std::pair<std::uint32_t, std::vector<std::byte>>> inbox;
+  std::vector<inbox_msg> inbox;  // keeps its capacity when the state is recycled
 };
 
-std::unordered_map<coll_key, coll_state, coll_key_hash> g_colls;
+// The collectives in flight at this rank, by name: an open-addressing table of states (a root
+// that runs ahead may have started many at its peers), linear probing, deletion by backward
+// shift. Finished states are kept for reuse with their inbox capacity, so a steady stream of
+// small collectives allocates nothing here.
+class state_table {
+ public:
+  coll_state* find(const coll_key& key) const {
+    if (slots_.empty()) return nullptr;
+    for (std::size_t i = home(key);; i = (i + 1) & mask()) {
+      coll_state* s = slots_[i];
+      if (!s) return nullptr;
+      if (s->key == key) return s;
+    }
+  }
+  void insert(coll_state* s) {
+    if ((used_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
+    std::size_t i = home(s->key);
+    while (slots_[i]) i = (i + 1) & mask();
+    slots_[i] = s;
+    ++used_;
+  }
+  void erase(const coll_key& key) {
+    std::size_t i = home(key);
+    while (slots_[i]->key != key) i = (i + 1) & mask();
+    // Backward shift: move later entries of the probe run into the hole when their home allows.
+    for (std::size_t j = (i + 1) & mask(); slots_[j]; j = (j + 1) & mask()) {
+      std::size_t h = home(slots_[j]->key);
+      if (((j - h) & mask()) >= ((j - i) & mask())) {
+        slots_[i] = slots_[j];
+        i = j;
+      }
+    }
+    slots_[i] = nullptr;
+    --used_;
+  }
+
+ private:
+  std::size_t mask() const { return slots_.size() - 1; }
+  std::size_t home(const coll_key& k) const {
+    std::uint64_t x = (k.team ^ (k.seq * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
+    return static_cast<std::size_t>(x >> 32) & mask();
+  }
+  void rehash(std::size_t n) {
+    std::vector<coll_state*> old;
+    old.swap(slots_);
+    slots_.assign(n, nullptr);
+    used_ = 0;
+    for (coll_state* s : old)
+      if (s) insert(s);
+  }
+  std::vector<coll_state*> slots_;  // a power of two in size, at most half full
+  std::size_t used_ = 0;
+};
+
+state_table g_active;
+std::vector<std::unique_ptr<coll_state>> g_states;  // owns every state
+std::vector<coll_state*> g_spare;
+
+coll_state& state_for(const coll_key& key) {
+  if (coll_state* found = g_active.find(key)) return *found;
+  coll_state* s;
+  if (!g_spare.empty()) {
+    s = g_spare.back();
+    g_spare.pop_back();
+  } else {
+    g_states.push_back(std::make_unique<coll_state>());
+    s = g_states.back().get();
+  }
+  s->key = key;
+  g_active.insert(s);
+  return *s;
+}
+
+void retire(coll_state& s) {
+  g_active.erase(s.key);
+  s.client = nullptr;
+  s.tm = nullptr;
+  s.step = 0;
+  s.sent = false;
+  s.inbox.clear();
+  g_spare.push_back(&s);
+}
 
 unsigned ceil_log2(intrank_t n) {
   unsigned r = 0;
@@ -98,30 +181,30 @@ class machine {
  private:
   bool has(std::uint32_t round) const {
     for (const auto& m : s_.inbox)
-      if (m.first == round) return true;
+      if (m.round == round) return true;
     return false;
   }
-  std::vector<std::byte> take(std::uint32_t round) {
+  upcxx::detail::coll_bytes take(std::uint32_t round) {
     for (std::size_t i = 0; i < s_.inbox.size(); ++i) {
-      if (s_.inbox[i].first != round) continue;
-      std::vector<std::byte> bytes = std::move(s_.inbox[i].second);
+      if (s_.inbox[i].round != round) continue;
+      upcxx::detail::coll_bytes bytes = std::move(s_.inbox[i].bytes);
       s_.inbox.erase(s_.inbox.begin() + static_cast<std::ptrdiff_t>(i));
       return bytes;
     }
     util::fatal("collective: round %u consumed before it arrived", round);
   }
-  void send(intrank_t team_rank, std::uint32_t round, const std::vector<std::byte>& bytes) {
+  void send(intrank_t team_rank, std::uint32_t round, const upcxx::detail::coll_bytes& bytes) {
     coll_head h{key_.team, key_.seq, round, 0};
-    runtime::internal_send((*s_.tm)[team_rank], runtime::internal_id::coll, &h, sizeof h, bytes.data(), bytes.size());
+    runtime::internal_send_now((*s_.tm)[team_rank], runtime::internal_id::coll, &h, sizeof h, bytes.data(), bytes.size());
   }
-  void combine(const std::vector<std::byte>& in, bool in_from_lower) {
+  void combine(const upcxx::detail::coll_bytes& in, bool in_from_lower) {
     s_.client->combine(s_.client->data, in.data(), in.size(), in_from_lower);
   }
   intrank_t relative() const { return (s_.me - s_.root + s_.n) % s_.n; }
   intrank_t absolute(intrank_t rel) const { return (rel + s_.root) % s_.n; }
 
   bool barrier() {
-    static const std::vector<std::byte> nothing;
+    static const upcxx::detail::coll_bytes nothing;
     const unsigned rounds = ceil_log2(s_.n);
     while (s_.step < rounds) {
       if (!s_.sent) {
@@ -218,7 +301,7 @@ void drive(const coll_key& key, coll_state& s) {
   coll_client* client = s.client;
   if (!s.inbox.empty()) util::fatal("collective on team %llx: %zu unexpected messages", (unsigned long long)key.team,
                                     s.inbox.size());
-  g_colls.erase(key);
+  retire(s);
   client->finish();
 }
 
@@ -228,8 +311,10 @@ void on_coll(int source, const std::byte* payload, std::size_t bytes) {
   std::memcpy(&h, payload, sizeof h);
   const std::size_t at = runtime::internal_body_offset(sizeof h);
   const coll_key key{h.team, h.seq};
-  auto& s = g_colls[key];
-  s.inbox.emplace_back(h.round, std::vector<std::byte>(payload + at, payload + bytes));
+  auto& s = state_for(key);
+  s.inbox.emplace_back();
+  s.inbox.back().round = h.round;
+  s.inbox.back().bytes.assign(payload + at, bytes - at);
   if (s.client) drive(key, s);
 }
 
@@ -247,7 +332,7 @@ void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* clie
   using namespace gannet::coll;
   gannet::runtime::runtime_lock lock;
   const coll_key key{team_id_of(t), team_next_collective(t)};
-  auto& s = g_colls[key];
+  auto& s = state_for(key);
   s.client = client;
   s.tm = &t;
   s.kind = kind;

@@ -82,8 +82,8 @@ void withdraw(std::uint64_t id, const upcxx::team* t) {
 class gather_client final : public upcxx::detail::coll_client {
  public:
   bool done = false;
-  void combine(std::vector<std::byte>& acc, const std::byte* in, std::size_t n, bool) override {
-    acc.insert(acc.end(), in, in + n);
+  void combine(upcxx::detail::coll_bytes& acc, const std::byte* in, std::size_t n, bool) override {
+    acc.append(in, n);
   }
   void finish() override { done = true; }  // owned by the waiting caller
 };
@@ -217,8 +217,7 @@ team team::split(intrank_t color, intrank_t key) const {
   const std::uint64_t seq = coll_seq_;  // the gather takes this number
   gannet::coll::gather_client gather;
   entry mine{me_, color, key};
-  gather.data.resize(sizeof mine);
-  std::memcpy(gather.data.data(), &mine, sizeof mine);
+  gather.data.assign(reinterpret_cast<const std::byte*>(&mine), sizeof mine);
   if (n_ > 1) {
     detail::coll_start(*this, detail::coll_kind::reduce_all, 0, &gather);
     detail::coll_wait_user(&gather.done);

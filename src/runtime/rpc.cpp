@@ -434,10 +434,21 @@ bool rpc_batched() { return g_batched.load(std::memory_order_relaxed); }
 
 void internal_register(internal_id id, internal_handler fn) { g_internal[static_cast<std::size_t>(id)] = fn; }
 
+namespace {
+// Lays out a runtime message's record in `record` (at least `bytes` long).
+void build_internal(std::byte* record, std::size_t bytes, internal_id id, const void* head, std::size_t head_bytes,
+                    const void* body, std::size_t body_bytes) {
+  const std::size_t body_at = sizeof(rpc_wire) + internal_body_offset(head_bytes);
+  rpc_wire wire{0, upcxx::detail::rpc_internal, static_cast<std::uint16_t>(id), bytes - sizeof(rpc_wire)};
+  std::memcpy(record, &wire, sizeof wire);
+  if (head_bytes) std::memcpy(record + sizeof wire, head, head_bytes);
+  if (body_bytes) std::memcpy(record + body_at, body, body_bytes);
+}
+}  // namespace
+
 void internal_send(int target, internal_id id, const void* head, std::size_t head_bytes, const void* body,
                    std::size_t body_bytes) {
-  const std::size_t body_at = sizeof(rpc_wire) + internal_body_offset(head_bytes);
-  const std::size_t bytes = body_at + body_bytes;
+  const std::size_t bytes = sizeof(rpc_wire) + internal_body_offset(head_bytes) + body_bytes;
   // Small records are built on the stack; send() copies them into the batch.
   alignas(16) std::byte small[512];
   std::unique_ptr<std::byte[]> big;
@@ -446,11 +457,26 @@ void internal_send(int target, internal_id id, const void* head, std::size_t hea
     big.reset(new std::byte[bytes]);  // operator new[] aligns to 16
     record = big.get();
   }
-  rpc_wire wire{0, upcxx::detail::rpc_internal, static_cast<std::uint16_t>(id), bytes - sizeof(rpc_wire)};
-  std::memcpy(record, &wire, sizeof wire);
-  if (head_bytes) std::memcpy(record + sizeof wire, head, head_bytes);
-  if (body_bytes) std::memcpy(record + body_at, body, body_bytes);
+  build_internal(record, bytes, id, head, head_bytes, body, body_bytes);
   send(target, record, bytes);
+}
+
+void internal_send_now(int target, internal_id id, const void* head, std::size_t head_bytes, const void* body,
+                       std::size_t body_bytes) {
+  const std::size_t bytes = sizeof(rpc_wire) + internal_body_offset(head_bytes) + body_bytes;
+  alignas(16) std::byte small[256];
+  if (bytes > sizeof small || bytes > g_max_inline) {
+    internal_send(target, id, head, head_bytes, body, body_bytes);
+    return;
+  }
+  runtime_lock lock;
+  // What was batched for this target leaves first: messages to one rank keep their order.
+  flush(target);
+  build_internal(small, bytes, id, head, head_bytes, body, body_bytes);
+  reinterpret_cast<rpc_wire*>(small)->bytes = static_cast<std::uint32_t>(bytes);
+  rpc_direct_scope internal_only(false);  // as in flush(): a blocked send is internal progress
+  auto status = the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(small, bytes), tr::op_none);
+  if (status != tr::status::ok) util::fatal("sending a runtime message to rank %d failed", target);
 }
 
 bool rpc_flush() {

@@ -57,6 +57,11 @@ void internal_register(internal_id id, internal_handler fn);
 // target's batch: at the next progress call, flush, or when the batch is full.
 void internal_send(int target, internal_id id, const void* head, std::size_t head_bytes, const void* body = nullptr,
                    std::size_t body_bytes = 0);
+// The same, sent at once instead of with the batch (after the batch, to keep the order):
+// for messages someone waits for, where a batch's extra copies and bookkeeping would only
+// add latency (collectives).
+void internal_send_now(int target, internal_id id, const void* head, std::size_t head_bytes, const void* body = nullptr,
+                       std::size_t body_bytes = 0);
 // Where a handler finds the body that followed a head of head_bytes.
 constexpr std::size_t internal_body_offset(std::size_t head_bytes) { return (head_bytes + 15) & ~std::size_t{15}; }
 

@@ -315,7 +315,9 @@ void detail::barrier_unchecked(const team& t) {
     }
     upcxx::progress();
     if (r.tp->job_aborting()) std::_Exit(1);  // the launcher is ending the job
-    const unsigned limit = h == hint::any ? gannet::runtime::spin_limit() : spin_cap;
+    // Without a hint, a rank that has a core of its own yields only every spin_cap polls: a
+    // yield there only delays the RPCs and the last arrival it serves (spec 12.2 ¶8).
+    const unsigned limit = h == hint::any && gannet::runtime::spin_limit() <= 1 ? 1u : spin_cap;
     if (h == hint::yield || ++spins >= limit) {
       ::sched_yield();
       spins = 0;

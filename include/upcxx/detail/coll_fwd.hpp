@@ -11,8 +11,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <cstring>
+#include <new>
+#include <utility>
 
+#include "upcxx/detail/future_cell.hpp"
 #include "upcxx/detail/state.hpp"
 
 namespace upcxx {
@@ -28,15 +31,86 @@ enum class coll_kind : std::uint8_t {
   reduce_all,  // recursive doubling (with a fold step when n is not a power of two)
 };
 
-class coll_client {
+// Bytes with room for small values inline: a collective of a few scalars allocates nothing
+// for its contribution or for the messages it receives. 16-byte aligned, as the serialization
+// reader expects.
+class coll_bytes {
+ public:
+  coll_bytes() noexcept {}
+  coll_bytes(const coll_bytes&) = delete;
+  coll_bytes& operator=(const coll_bytes&) = delete;
+  coll_bytes(coll_bytes&& o) noexcept { take_from(o); }
+  coll_bytes& operator=(coll_bytes&& o) noexcept {
+    if (this != &o) {
+      release();
+      take_from(o);
+    }
+    return *this;
+  }
+  ~coll_bytes() { release(); }
+
+  std::byte* data() noexcept { return heap_ ? heap_ : inline_; }
+  const std::byte* data() const noexcept { return heap_ ? heap_ : inline_; }
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  // Keeps the first min(size(), n) bytes.
+  void resize(std::size_t n) {
+    if (n > cap_) grow(n);
+    size_ = n;
+  }
+  void assign(const std::byte* first, std::size_t n) {
+    resize(n);
+    if (n) std::memcpy(data(), first, n);
+  }
+  void append(const std::byte* first, std::size_t n) {
+    const std::size_t at = size_;
+    resize(size_ + n);
+    if (n) std::memcpy(data() + at, first, n);
+  }
+
+ private:
+  static constexpr std::size_t inline_bytes = 48;
+  void grow(std::size_t n) {
+    std::size_t cap = cap_ * 2 > n ? cap_ * 2 : n;
+    auto* p = static_cast<std::byte*>(::operator new(cap));  // 16-byte aligned
+    if (size_) std::memcpy(p, data(), size_);
+    release();
+    heap_ = p;
+    cap_ = cap;
+  }
+  void release() noexcept {
+    if (heap_) ::operator delete(heap_);
+    heap_ = nullptr;
+    cap_ = inline_bytes;
+  }
+  void take_from(coll_bytes& o) noexcept {
+    size_ = o.size_;
+    if (o.heap_) {
+      heap_ = o.heap_;
+      cap_ = o.cap_;
+      o.heap_ = nullptr;
+      o.cap_ = inline_bytes;
+    } else if (size_) {
+      std::memcpy(inline_, o.inline_, size_);
+    }
+    o.size_ = 0;
+  }
+
+  alignas(16) std::byte inline_[inline_bytes];
+  std::byte* heap_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t cap_ = inline_bytes;
+};
+
+class coll_client : public pooled {
  public:
   // In: this rank's contribution (broadcast: the root's value; others may leave it empty).
   // Out, when finish() runs: the result (reduce_one: meaningful at the root only).
-  std::vector<std::byte> data;
+  coll_bytes data;
 
   // acc = op(acc, in) for reductions; `in_from_lower` says whether `in` combines the values of
   // lower team ranks than acc's, for operations that care about order.
-  virtual void combine(std::vector<std::byte>& acc, const std::byte* in, std::size_t n, bool in_from_lower) {
+  virtual void combine(coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) {
     (void)acc, (void)in, (void)n, (void)in_from_lower;
   }
   // Runs once, from inside coll_start or a later progress call of any thread, when the
