@@ -32,4 +32,14 @@ record foundation-n4 "$run" -n 4 "$build/bench/gannet-bench-foundation"
 record futures "$run" -n 2 "$build/bench/gannet-bench-futures"
 record gups "$run" -n 2 --shared-heap 64MB "$build/bench/gannet-bench-gups" 22 5
 record rpc "$run" -n 2 "$build/bench/gannet-bench-rpc"
+record atomics "$run" -n 2 "$build/bench/gannet-bench-atomics"
+record coll-n2 "$run" -n 2 "$build/bench/gannet-bench-coll"
+record coll-n4 "$run" -n 4 "$build/bench/gannet-bench-coll" 5000
+# Open MPI's collectives on the same machine, for the ratios in docs/performance.md (built when
+# an MPI is installed: Debian openmpi-bin, libopenmpi-dev).
+if [ -x "$build/bench/gannet-bench-mpi-coll" ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  record mpi-coll-n2 mpirun -n 2 --oversubscribe "$build/bench/gannet-bench-mpi-coll"
+  record mpi-coll-n4 mpirun -n 4 --oversubscribe "$build/bench/gannet-bench-mpi-coll" 5000
+fi
 record vis "$run" -n 2 "$build/bench/gannet-bench-vis"
