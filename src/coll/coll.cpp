@@ -20,6 +20,7 @@
 
 #include <cstring>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -37,18 +38,24 @@ using upcxx::intrank_t;
 using upcxx::detail::coll_client;
 using upcxx::detail::coll_kind;
 
+// 16 bytes: with the transport's 32-byte message header and a scalar, one cache line.
 struct coll_head {
   std::uint64_t team;
-  std::uint64_t seq;
+  std::uint32_t seq;  // the low bits: names a collective among the few in flight on a team
   std::uint32_t round;
-  std::uint32_t unused;
 };
+static_assert(sizeof(coll_head) == 16);
+
+// Small messages travel as the transport's own active messages (no RPC record around them);
+// larger ones as runtime messages, which handle any size.
+constexpr transport::am_handler_id am_coll = 9;
+std::size_t g_am_max = 0;  // the transport's medium-message limit
 
 constexpr std::uint32_t round_result = 63;  // reduce_all: the folded-out ranks' result
 
 struct coll_key {
   std::uint64_t team;
-  std::uint64_t seq;
+  std::uint32_t seq;
   bool operator==(const coll_key& o) const { return team == o.team && seq == o.seq; }
   bool operator!=(const coll_key& o) const { return !(*this == o); }
 };
@@ -72,6 +79,18 @@ struct coll_state {
   // Messages of rounds this rank has not consumed yet: every (collective, round) receives
   // exactly one message, so the round names it.
   std::vector<inbox_msg> inbox;  // keeps its capacity when the state is recycled
+  // The message being delivered, read in place when the collective wants it at once (the
+  // common case): no copy into the inbox.
+  const std::byte* arriving = nullptr;
+  std::size_t arriving_bytes = 0;
+  std::uint32_t arriving_round = 0;
+  upcxx::detail::coll_bytes taken;  // the last message taken out of the inbox
+};
+
+// A message's bytes, valid until the next take().
+struct msg_view {
+  const std::byte* data;
+  std::size_t size;
 };
 
 // The collectives in flight at this rank, by name: an open-addressing table of states (a root
@@ -154,6 +173,7 @@ void retire(coll_state& s) {
   s.step = 0;
   s.sent = false;
   s.inbox.clear();
+  s.arriving = nullptr;
   g_spare.push_back(&s);
 }
 
@@ -180,26 +200,40 @@ class machine {
 
  private:
   bool has(std::uint32_t round) const {
+    if (s_.arriving && s_.arriving_round == round) return true;
     for (const auto& m : s_.inbox)
       if (m.round == round) return true;
     return false;
   }
-  upcxx::detail::coll_bytes take(std::uint32_t round) {
+  msg_view take(std::uint32_t round) {
+    if (s_.arriving && s_.arriving_round == round) {
+      msg_view v{s_.arriving, s_.arriving_bytes};
+      s_.arriving = nullptr;
+      return v;
+    }
     for (std::size_t i = 0; i < s_.inbox.size(); ++i) {
       if (s_.inbox[i].round != round) continue;
-      upcxx::detail::coll_bytes bytes = std::move(s_.inbox[i].bytes);
+      s_.taken = std::move(s_.inbox[i].bytes);
       s_.inbox.erase(s_.inbox.begin() + static_cast<std::ptrdiff_t>(i));
-      return bytes;
+      return msg_view{s_.taken.data(), s_.taken.size()};
     }
     util::fatal("collective: round %u consumed before it arrived", round);
   }
   void send(intrank_t team_rank, std::uint32_t round, const upcxx::detail::coll_bytes& bytes) {
-    coll_head h{key_.team, key_.seq, round, 0};
-    runtime::internal_send_now((*s_.tm)[team_rank], runtime::internal_id::coll, &h, sizeof h, bytes.data(), bytes.size());
+    const coll_head h{key_.team, key_.seq, round};
+    const intrank_t to = (*s_.tm)[team_rank];
+    if (sizeof h + bytes.size() <= g_am_max) {
+      runtime::rpc_flush_to(to);  // after what we batched for that rank
+      auto& tp = runtime::the_transport();
+      auto st = tp.am_send(to, am_coll, std::as_bytes(std::span(&h, 1)), std::span<const std::byte>(bytes.data(), bytes.size()),
+                           transport::op_none);
+      if (st != transport::status::ok) util::fatal("sending a collective's message to rank %d failed", to);
+      return;
+    }
+    runtime::internal_send_now(to, runtime::internal_id::coll, &h, sizeof h, bytes.data(), bytes.size());
   }
-  void combine(const upcxx::detail::coll_bytes& in, bool in_from_lower) {
-    s_.client->combine(s_.client->data, in.data(), in.size(), in_from_lower);
-  }
+  void combine(msg_view in, bool in_from_lower) { s_.client->combine(s_.client->data, in.data, in.size, in_from_lower); }
+  void adopt(msg_view in) { s_.client->data.assign(in.data, in.size); }
   intrank_t relative() const { return (s_.me - s_.root + s_.n) % s_.n; }
   intrank_t absolute(intrank_t rel) const { return (rel + s_.root) % s_.n; }
 
@@ -223,7 +257,7 @@ class machine {
     const intrank_t r = relative();
     if (r != 0) {
       if (!has(0)) return false;
-      s_.client->data = take(0);
+      adopt(take(0));
     }
     // Children: r + m for every power of two m below r's lowest set bit (every m for the
     // root), largest subtree first.
@@ -263,7 +297,7 @@ class machine {
           s_.sent = true;
         }
         if (!has(round_result)) return false;
-        s_.client->data = take(round_result);
+        adopt(take(round_result));
         return true;
       }
       if (folded) {
@@ -296,31 +330,55 @@ class machine {
 };
 
 // Runs the collective as far as it goes; completes it (outside the table) when it is done.
-void drive(const coll_key& key, coll_state& s) {
-  if (!machine(key, s).advance()) return;
+// Returns whether it completed (the state is then recycled).
+bool drive(const coll_key& key, coll_state& s) {
+  if (!machine(key, s).advance()) return false;
   coll_client* client = s.client;
-  if (!s.inbox.empty()) util::fatal("collective on team %llx: %zu unexpected messages", (unsigned long long)key.team,
-                                    s.inbox.size());
+  if (!s.inbox.empty() || s.arriving)
+    util::fatal("collective on team %llx: unexpected messages", static_cast<unsigned long long>(key.team));
   retire(s);
   client->finish();
+  return true;
 }
 
-void on_coll(int source, const std::byte* payload, std::size_t bytes) {
-  (void)source;
+void deliver(const coll_head& h, const std::byte* body, std::size_t bytes) {
+  const coll_key key{h.team, h.seq};
+  auto& s = state_for(key);
+  if (s.client) {
+    // Started here: offer the message in place; keep it only if this step does not want it.
+    s.arriving = body;
+    s.arriving_bytes = bytes;
+    s.arriving_round = h.round;
+    if (drive(key, s) || !s.arriving) return;
+    s.arriving = nullptr;
+  }
+  s.inbox.emplace_back();
+  s.inbox.back().round = h.round;
+  s.inbox.back().bytes.assign(body, bytes);
+}
+
+void on_coll(int, const std::byte* payload, std::size_t bytes) {
   coll_head h;
   std::memcpy(&h, payload, sizeof h);
   const std::size_t at = runtime::internal_body_offset(sizeof h);
-  const coll_key key{h.team, h.seq};
-  auto& s = state_for(key);
-  s.inbox.emplace_back();
-  s.inbox.back().round = h.round;
-  s.inbox.back().bytes.assign(payload + at, bytes - at);
-  if (s.client) drive(key, s);
+  deliver(h, payload + at, bytes - at);
+}
+
+void on_coll_am(const transport::am_message& m) {
+  runtime::runtime_handler_scope in_handler;  // what we send from here must not poll
+  coll_head h;
+  std::memcpy(&h, m.header.data(), sizeof h);
+  deliver(h, m.payload.data(), m.payload.size());
 }
 
 }  // namespace
 
-void coll_attach() { runtime::internal_register(runtime::internal_id::coll, on_coll); }
+void coll_attach() {
+  runtime::internal_register(runtime::internal_id::coll, on_coll);
+  auto& tp = runtime::the_transport();
+  g_am_max = tp.caps().am_max_medium;
+  tp.am_register(am_coll, on_coll_am);
+}
 
 }  // namespace gannet::coll
 
@@ -331,7 +389,7 @@ std::uint64_t team_next_collective(const team& t);  // team.cpp
 void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* client) {
   using namespace gannet::coll;
   gannet::runtime::runtime_lock lock;
-  const coll_key key{team_id_of(t), team_next_collective(t)};
+  const coll_key key{team_id_of(t), static_cast<std::uint32_t>(team_next_collective(t))};
   auto& s = state_for(key);
   s.client = client;
   s.tm = &t;

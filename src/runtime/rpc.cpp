@@ -432,6 +432,14 @@ bool rpc_run_backlog() {
 
 bool rpc_batched() { return g_batched.load(std::memory_order_relaxed); }
 
+runtime_handler_scope::runtime_handler_scope() { ++t_in_handler; }
+runtime_handler_scope::~runtime_handler_scope() { --t_in_handler; }
+
+void rpc_flush_to(int target) {
+  runtime_lock lock;
+  flush(target);
+}
+
 void internal_register(internal_id id, internal_handler fn) { g_internal[static_cast<std::size_t>(id)] = fn; }
 
 namespace {

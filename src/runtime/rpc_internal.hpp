@@ -62,6 +62,18 @@ void internal_send(int target, internal_id id, const void* head, std::size_t hea
 // add latency (collectives).
 void internal_send_now(int target, internal_id id, const void* head, std::size_t head_bytes, const void* body = nullptr,
                        std::size_t body_bytes = 0);
+// Sends what is batched for `target` now (a module that sends its own active messages keeps
+// them in order with the RPCs and runtime messages before them).
+void rpc_flush_to(int target);
+// Marks the calling thread, for the object's lifetime, as inside a transport handler: sends it
+// makes must not wait by polling (a module's own active-message handlers use it).
+class runtime_handler_scope {
+ public:
+  runtime_handler_scope();
+  ~runtime_handler_scope();
+  runtime_handler_scope(const runtime_handler_scope&) = delete;
+  runtime_handler_scope& operator=(const runtime_handler_scope&) = delete;
+};
 // Where a handler finds the body that followed a head of head_bytes.
 constexpr std::size_t internal_body_offset(std::size_t head_bytes) { return (head_bytes + 15) & ~std::size_t{15}; }
 
