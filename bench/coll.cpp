@@ -14,30 +14,21 @@
 #include <upcxx/upcxx.hpp>
 
 #include "limits.hpp"
+#include "timed.hpp"
 
 namespace gb = gannet::bench;
 
 namespace {
 bool g_stop = false;
 
-// Every rank times the same number of back-to-back collectives; rank 0's figure is reported
-// (the slowest rank sets the pace of every round anyway). min and median over repeats.
+// body() once per iteration.
 template <typename Body>
-gb::stats timed(int repeats, long iters, Body&& body) {
-  std::vector<double> per;
-  for (int r = 0; r < repeats; ++r) {
-    upcxx::barrier();
-    auto t0 = std::chrono::steady_clock::now();
+auto each(Body body) {
+  return [body](long iters) mutable {
     for (long i = 0; i < iters; ++i) body();
-    per.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / iters);
-  }
-  gb::stats s;
-  s.min_ns = *std::min_element(per.begin(), per.end());
-  s.median_ns = gb::detail::median_of(per);
-  s.repeats = repeats;
-  s.ops = static_cast<std::uint64_t>(iters);
-  return s;
+  };
 }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,15 +46,15 @@ int main(int argc, char** argv) {
   };
 
   std::int64_t sink = 0;
-  row("barrier", timed(repeats, iters, [] { upcxx::barrier(); }));
-  row("barrier_async_wait", timed(repeats, iters, [] { upcxx::barrier_async().wait(); }));
-  row("broadcast_int64", timed(repeats, iters, [&] { sink += upcxx::broadcast(std::int64_t{me}, 0).wait(); }));
-  row("reduce_one_int64", timed(repeats, iters, [&] { sink += upcxx::reduce_one(std::int64_t{me}, upcxx::op_fast_add, 0).wait(); }));
-  row("reduce_all_int64", timed(repeats, iters, [&] { sink += upcxx::reduce_all(std::int64_t{me}, upcxx::op_fast_add).wait(); }));
+  row("barrier", gb::timed(repeats, iters, each([] { upcxx::barrier(); })));
+  row("barrier_async_wait", gb::timed(repeats, iters, each([] { upcxx::barrier_async().wait(); })));
+  row("broadcast_int64", gb::timed(repeats, iters, each([&] { sink += upcxx::broadcast(std::int64_t{me}, 0).wait(); })));
+  row("reduce_one_int64", gb::timed(repeats, iters, each([&] { sink += upcxx::reduce_one(std::int64_t{me}, upcxx::op_fast_add, 0).wait(); })));
+  row("reduce_all_int64", gb::timed(repeats, iters, each([&] { sink += upcxx::reduce_all(std::int64_t{me}, upcxx::op_fast_add).wait(); })));
   std::vector<double> vec(1024, 1.0), out(1024);
-  row("reduce_all_8KiB", timed(repeats, iters / 10, [&] {
+  row("reduce_all_8KiB", gb::timed(repeats, iters / 10, each([&] {
         upcxx::reduce_all(vec.data(), out.data(), vec.size(), upcxx::op_fast_add).wait();
-      }));
+      })));
 
   // RPC round trips from rank 0 to rank 1 while rank 1 waits in different ways.
   if (n >= 2) {

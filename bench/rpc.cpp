@@ -11,6 +11,7 @@
 #include <upcxx/upcxx.hpp>
 
 #include "limits.hpp"
+#include "timed.hpp"
 
 namespace gb = gannet::bench;
 
@@ -18,23 +19,6 @@ namespace {
 bool g_stop = false;
 long g_count = 0;
 
-// Times `iters` repetitions of body over `repeats` runs; all ranks call it together.
-template <typename Body>
-gb::stats timed(int repeats, long iters, Body&& body) {
-  std::vector<double> per;
-  for (int r = 0; r < repeats; ++r) {
-    upcxx::barrier();
-    auto t0 = std::chrono::steady_clock::now();
-    body(iters);
-    per.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / iters);
-  }
-  gb::stats s;
-  s.min_ns = *std::min_element(per.begin(), per.end());
-  s.median_ns = gb::detail::median_of(per);
-  s.repeats = repeats;
-  s.ops = static_cast<std::uint64_t>(iters);
-  return s;
-}
 }  // namespace
 
 int main() {
@@ -84,7 +68,7 @@ int main() {
 
   // ---- rpc_ff rate 1-to-1: rank 0 sends, rank 1 counts and answers when all arrived ----
   auto one_to_one = [&](auto send_one, long iters) {
-    return timed(7, iters, [&](long k) {
+    return gb::timed(7, iters, [&](long k) {
       if (me == 0) {
         for (long i = 0; i < k; ++i) send_one();
         upcxx::rpc(1, [k] {
@@ -109,7 +93,7 @@ int main() {
 
   // ---- all-to-all: every rank sends to every other, then waits for all it should get ----
   auto all_to_all = [&](auto send_one, long per_peer) {
-    return timed(5, per_peer * (n - 1), [&](long total) {
+    return gb::timed(5, per_peer * (n - 1), [&](long total) {
       long per = total / (n - 1);
       for (long i = 0; i < per; ++i)
         for (int k = 1; k < n; ++k) send_one((me + k) % n);
@@ -125,7 +109,7 @@ int main() {
   row("rpc_ff_all2all_1k_per_rank", a2a1k, 1, "ns");
 
   // ---- barrier ----
-  auto bar = timed(15, 20000, [](long k) {
+  auto bar = gb::timed(15, 20000, [](long k) {
     for (long i = 0; i < k; ++i) upcxx::barrier();
   });
   row("barrier", bar, rtt, "pingpong_rtt");

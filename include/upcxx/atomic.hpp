@@ -354,44 +354,41 @@ class atomic_domain {
     });
   }
 
+  // One operation. Fetch: the value read is the operation's value; otherwise it is written to
+  // *into when `into` is not null (the fetch-into-memory overloads) and dropped when it is.
+  template <bool Fetch, typename Cx>
+  auto run(atomic_op which, detail::amo_code code, global_ptr<T> p, T v1, T v2, T* into, std::memory_order order,
+           Cx&& cx, const upcxx::detail::source_loc& loc) const {
+    using cxs_t = std::remove_cv_t<std::remove_reference_t<Cx>>;
+    static_assert(detail::is_completions<cxs_t>::value, "atomic_domain: the completions argument must be a completion object");
+    check(which, p, loc);
+    if (p.is_local()) {
+      cxs_t cxs(std::forward<Cx>(cx));
+      T old = detail::amo_apply<T>(p.local(), code, v1, v2, order);
+      if constexpr (Fetch) {
+        return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<T>(old), p.where());
+      } else {
+        if (into) *into = old;
+        return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, p.where());
+      }
+    }
+    using vals = std::conditional_t<Fetch, std::tuple<T>, std::tuple<>>;
+    return start_remote<vals>(p, code, v1, v2, order, std::forward<Cx>(cx), into);
+  }
   template <typename Cx>
   auto op_fetch(atomic_op which, detail::amo_code code, global_ptr<T> p, T v1, T v2, std::memory_order order, Cx&& cx,
                 const upcxx::detail::source_loc& loc) const {
-    static_assert(detail::is_completions<std::remove_cv_t<std::remove_reference_t<Cx>>>::value,
-                  "atomic_domain: the completions argument must be a completion object");
-    check(which, p, loc);
-    if (p.is_local()) {
-      std::remove_cv_t<std::remove_reference_t<Cx>> cxs(std::forward<Cx>(cx));
-      T old = detail::amo_apply<T>(p.local(), code, v1, v2, order);
-      return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<T>(old), p.where());
-    }
-    return start_remote<std::tuple<T>>(p, code, v1, v2, order, std::forward<Cx>(cx), nullptr);
+    return run<true>(which, code, p, v1, v2, nullptr, order, std::forward<Cx>(cx), loc);
   }
   template <typename Cx>
   auto op_into(atomic_op which, detail::amo_code code, global_ptr<T> p, T v1, T v2, T* result, std::memory_order order,
                Cx&& cx, const upcxx::detail::source_loc& loc) const {
-    static_assert(detail::is_completions<std::remove_cv_t<std::remove_reference_t<Cx>>>::value,
-                  "atomic_domain: the completions argument must be a completion object");
-    check(which, p, loc);
-    if (p.is_local()) {
-      std::remove_cv_t<std::remove_reference_t<Cx>> cxs(std::forward<Cx>(cx));
-      *result = detail::amo_apply<T>(p.local(), code, v1, v2, order);
-      return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, p.where());
-    }
-    return start_remote<std::tuple<>>(p, code, v1, v2, order, std::forward<Cx>(cx), result);
+    return run<false>(which, code, p, v1, v2, result, order, std::forward<Cx>(cx), loc);
   }
   template <typename Cx>
   auto op_void(atomic_op which, detail::amo_code code, global_ptr<T> p, T v1, T v2, std::memory_order order, Cx&& cx,
                const upcxx::detail::source_loc& loc) const {
-    static_assert(detail::is_completions<std::remove_cv_t<std::remove_reference_t<Cx>>>::value,
-                  "atomic_domain: the completions argument must be a completion object");
-    check(which, p, loc);
-    if (p.is_local()) {
-      std::remove_cv_t<std::remove_reference_t<Cx>> cxs(std::forward<Cx>(cx));
-      detail::amo_apply<T>(p.local(), code, v1, v2, order);
-      return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, p.where());
-    }
-    return start_remote<std::tuple<>>(p, code, v1, v2, order, std::forward<Cx>(cx), nullptr);
+    return run<false>(which, code, p, v1, v2, nullptr, order, std::forward<Cx>(cx), loc);
   }
 
   std::uint32_t ops_ = 0;

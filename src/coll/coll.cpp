@@ -3,9 +3,11 @@
 //
 // A collective is named on every member by (team id, the team's collective sequence number):
 // members issue a team's collectives in one order (spec §12.1), so each member's n-th
-// collective on a team is the same operation. Members exchange runtime messages
-// (rpc_internal records, rpc_internal.hpp) carrying that name, a round number and the bytes
-// of a partial result; the handler runs at any progress level. A message for a collective
+// collective on a team is the same operation. Members exchange messages carrying that name, a
+// round number and the bytes of a partial result: small ones as the transport's own active
+// messages (one cache line for a scalar), larger ones as runtime messages (rpc_internal
+// records, rpc_internal.hpp), which carry any size; both handlers run at any progress level
+// and read the message in place when the collective wants it at once. A message for a collective
 // this rank has not started yet waits in the operation's entry, created by the message;
 // the local start finds it there. Every algorithm takes O(log n) rounds of one message per
 // rank (DESIGN.md, Scale):
@@ -14,9 +16,9 @@
 //   reduce_one   binomial tree towards the root
 //   reduce_all   recursive doubling; with n not a power of two, the first 2*(n-p) ranks fold
 //                pairwise into p (the largest power of two <= n) first and get the result last
-// Messages leave with the next progress call (they share the RPC batches); a rank waiting for
-// a collective makes progress, which sends them.
-#include <sched.h>
+// Messages leave at once, after whatever was batched for their target (so a rank's messages
+// to another keep their order); state for a collective is recycled, and a collective of a few
+// scalars allocates nothing here.
 
 #include <cstring>
 #include <memory>
