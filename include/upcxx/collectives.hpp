@@ -230,7 +230,9 @@ class value_op final : public coll_op_base<Cxs, T> {
 template <typename Cxs, typename T, typename Op>
 class reduce_value_op final : public coll_op_base<Cxs, T> {
  public:
-  reduce_value_op(Cxs&& cxs, Op op) : coll_op_base<Cxs, T>(std::move(cxs)), op_(std::move(op)) {}
+  reduce_value_op(Cxs&& cxs, Op op) : coll_op_base<Cxs, T>(std::move(cxs)), op_(std::move(op)) {
+    this->same_size_everywhere = true;
+  }
   void combine(coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) override {
     coll_combine_trivial<T>(op_, acc, in, n, in_from_lower);
   }
@@ -244,7 +246,9 @@ class reduce_value_op final : public coll_op_base<Cxs, T> {
 template <typename Cxs, typename T, typename Op>
 class reduce_bulk_op final : public coll_op_base<Cxs> {
  public:
-  reduce_bulk_op(Cxs&& cxs, Op op, T* dst) : coll_op_base<Cxs>(std::move(cxs)), op_(std::move(op)), dst_(dst) {}
+  reduce_bulk_op(Cxs&& cxs, Op op, T* dst) : coll_op_base<Cxs>(std::move(cxs)), op_(std::move(op)), dst_(dst) {
+    this->same_size_everywhere = true;
+  }
   void combine(coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) override {
     coll_combine_trivial<T>(op_, acc, in, n, in_from_lower);
   }

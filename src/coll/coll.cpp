@@ -373,6 +373,83 @@ void on_coll_am(const transport::am_message& m) {
   deliver(h, m.payload.data(), m.payload.size());
 }
 
+// ---- world collectives through the transport's barrier ----
+// When every rank of world is load/store addressable (one machine), barrier_async and a
+// reduce_all of a few scalars on world ride the transport's own barrier (runtime.hpp,
+// world_barrier_*): each rank publishes its contribution in its scratch slot just before it
+// arrives, and once the barrier completes every rank reads all slots and combines them in
+// rank order (so every rank computes the same value). One round instead of log2(n), and with
+// more ranks than cores, the transport's CPU-aware wait instead of a context switch per round.
+// A slot is written again two such collectives later, which arrive only after the one in
+// between completed, and every rank reads its slots before arriving there.
+constexpr std::size_t slot_bytes = runtime::coll_scratch_bytes / 2;
+constexpr std::size_t slot_payload = slot_bytes - sizeof(std::uint64_t);
+
+struct shm_op : upcxx::detail::pooled {
+  coll_client* client;
+  intrank_t n;
+  unsigned slot;
+};
+unsigned g_shm_slot = 0;
+int g_world_local = -1;  // whether every rank of world is addressable here (computed once)
+
+bool world_is_local() {
+  if (g_world_local < 0) {
+    g_world_local = 1;
+    for (intrank_t r = 0; r < upcxx::detail::g_state.rank_n && g_world_local; ++r)
+      if (!runtime::coll_scratch(r)) g_world_local = 0;
+  }
+  return g_world_local == 1;
+}
+
+std::byte* slot_of(intrank_t rank, unsigned slot) { return runtime::coll_scratch(rank) + slot * slot_bytes; }
+
+void shm_arrive(void* ctx) {
+  auto* op = static_cast<shm_op*>(ctx);
+  std::byte* mine = slot_of(upcxx::detail::g_state.rank_me, op->slot);
+  const std::uint64_t n = op->client->data.size();
+  std::memcpy(mine, &n, sizeof n);
+  if (n) std::memcpy(mine + sizeof n, op->client->data.data(), n);
+}
+
+void shm_reduce_done(void* ctx) {
+  auto* op = static_cast<shm_op*>(ctx);
+  coll_client* c = op->client;
+  for (intrank_t r = 0; r < op->n; ++r) {
+    const std::byte* slot = slot_of(r, op->slot);
+    std::uint64_t n;
+    std::memcpy(&n, slot, sizeof n);
+    if (r == 0) c->data.assign(slot + sizeof n, n);
+    else c->combine(c->data, slot + sizeof n, n, false);
+  }
+  delete op;
+  c->finish();
+}
+
+void shm_barrier_done(void* ctx) {
+  auto* op = static_cast<shm_op*>(ctx);
+  coll_client* c = op->client;
+  delete op;
+  c->finish();
+}
+
+// Starts `kind` through the world barrier when it can; returns whether it did.
+bool start_on_world_barrier(const upcxx::team& t, coll_kind kind, coll_client* client) {
+  const bool world = t.id().raw() == 0 || (t.id().raw() == 1 && t.rank_n() == upcxx::detail::g_state.rank_n);
+  if (!world || !world_is_local()) return false;
+  if (kind == coll_kind::barrier) {
+    runtime::world_barrier_enqueue({nullptr, shm_barrier_done, new shm_op{{}, client, t.rank_n(), 0}});
+  } else if (kind == coll_kind::reduce_all && client->same_size_everywhere && client->data.size() <= slot_payload) {
+    auto* op = new shm_op{{}, client, t.rank_n(), g_shm_slot};
+    g_shm_slot ^= 1;
+    runtime::world_barrier_enqueue({shm_arrive, shm_reduce_done, op});
+  } else {
+    return false;
+  }
+  runtime::world_barrier_poll();
+  return true;
+}
+
 }  // namespace
 
 void coll_attach() {
@@ -391,7 +468,9 @@ std::uint64_t team_next_collective(const team& t);  // team.cpp
 void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* client) {
   using namespace gannet::coll;
   gannet::runtime::runtime_lock lock;
-  const coll_key key{team_id_of(t), static_cast<std::uint32_t>(team_next_collective(t))};
+  const auto seq = static_cast<std::uint32_t>(team_next_collective(t));
+  if (start_on_world_barrier(t, kind, client)) return;
+  const coll_key key{team_id_of(t), seq};
   auto& s = state_for(key);
   s.client = client;
   s.tm = &t;

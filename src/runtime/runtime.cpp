@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <atomic>
 #include <mutex>
@@ -46,7 +47,7 @@ constexpr std::size_t default_heap_bytes = 128ull << 20;
 // The first bytes of every segment are runtime scratch (gannet::all_gather); the heap
 // allocator manages the rest.
 constexpr std::size_t scratch_bytes = transport::runtime_reserve_bytes;
-static_assert(gannet::all_gather_max_bytes <= scratch_bytes);
+static_assert(gannet::all_gather_max_bytes + coll_scratch_bytes <= scratch_bytes);
 
 struct runtime {
   // The transport outlives finalize so that a later init() reuses the same job (spec §2.1
@@ -147,6 +148,51 @@ runtime_unlock::~runtime_unlock() {
   t_lock_levels = levels_;
 }
 heap_allocator& my_heap() { return *rt().heap; }
+
+// ---- the transport's barrier over world, shared in collective order ----
+// barrier() and the world collectives that synchronise through the transport's barrier
+// (collectives.hpp: barrier_async and small reduce_all on a team of local ranks) queue here
+// in the order the rank calls them, which is the same order on every rank (spec 12.1): one
+// transport barrier at a time, the next arriving once the previous has completed and its
+// user has been told.
+namespace {
+std::deque<world_barrier_user> g_wb_queue;
+bool g_wb_in_flight = false;
+}  // namespace
+
+void world_barrier_enqueue(world_barrier_user u) { g_wb_queue.push_back(u); }
+
+bool world_barrier_poll() {
+  if (g_wb_queue.empty()) return false;
+  auto& tp = *rt().tp;
+  bool did = false;
+  for (;;) {
+    if (g_wb_in_flight) {
+      if (!tp.barrier_test()) return did;
+      g_wb_in_flight = false;
+      world_barrier_user u = g_wb_queue.front();
+      g_wb_queue.pop_front();
+      u.done(u.ctx);
+      did = true;
+    }
+    if (g_wb_queue.empty()) return did;
+    const world_barrier_user& next = g_wb_queue.front();
+    if (next.arrive) next.arrive(next.ctx);
+    // Batched calls leave before we arrive: a barrier that is already complete returns
+    // without a progress call, and finalize() detaches right after its barrier.
+    rpc_flush();
+    tp.barrier_arrive();
+    g_wb_in_flight = true;
+    did = true;
+  }
+}
+
+std::byte* coll_scratch(int rank) {
+  auto& r = rt();
+  auto seg = r.tp->segment(rank);
+  auto* base = static_cast<std::byte*>(r.tp->local_address(rank, seg.base));
+  return base ? base + gannet::all_gather_max_bytes : nullptr;
+}
 
 void wait_until_aborting_or(bool (*done)(void*), void* arg) {
   auto& r = rt();
@@ -290,19 +336,18 @@ void detail::barrier_unchecked(const team& t) {
   auto& r = rt();
   if (t.rank_n() != detail::g_state.rank_n)
     gannet::util::fatal("internal: the transport's barrier over a team that is not world()");
+  bool done = false;
   {
     gannet::runtime::runtime_lock lock;
-    // Batched calls leave before we arrive: a barrier that is already complete returns
-    // without a progress call, and finalize() detaches right after its barrier.
-    gannet::runtime::rpc_flush();
-    r.tp->barrier_arrive();
+    gannet::runtime::world_barrier_enqueue({nullptr, [](void* d) { *static_cast<bool*>(d) = true; }, &done});
+    gannet::runtime::world_barrier_poll();
   }
   // The transport says whether a rank we wait for may need our core (ranks outnumber
   // cores): then yield at once; if they all run elsewhere, spin, yielding only every
   // `spin_cap` polls in case its view is stale (a rank that moved to our core while it was
-  // not running cannot say so). Without a hint, yield every spin_limit() polls. No
-  // pause instruction: a progress pass already spaces the tests, and a pause (~40 ns on
-  // recent x86) only adds to the time between the last arrival and our noticing it.
+  // not running cannot say so). No pause instruction: a progress pass already spaces the
+  // tests, and a pause (~40 ns on recent x86) only adds to the time between the last arrival
+  // and our noticing it.
   using hint = gannet::transport::transport::wait_hint;
   constexpr unsigned spin_cap = 256;
   unsigned spins = 0;
@@ -310,7 +355,8 @@ void detail::barrier_unchecked(const team& t) {
     hint h;
     {
       gannet::runtime::runtime_lock lock;
-      if (r.tp->barrier_test()) return;
+      gannet::runtime::world_barrier_poll();
+      if (done) return;
       h = r.tp->barrier_wait_hint();
     }
     upcxx::progress();

@@ -1,6 +1,8 @@
 // Internal runtime services shared by the files of src/runtime (not API).
 #pragma once
 
+#include <cstddef>
+
 #include "runtime/heap_allocator.hpp"
 
 namespace gannet::transport {
@@ -11,6 +13,22 @@ namespace gannet::runtime {
 
 transport::transport& the_transport();
 heap_allocator& my_heap();
+
+// The transport's barrier over world, in collective order (runtime.cpp). A user queues with
+// an optional arrive(ctx), run just before this rank arrives (it may publish data that the
+// barrier then releases to every rank), and done(ctx), run once the barrier has completed, from
+// inside progress with the runtime lock held. progress() drives the queue.
+struct world_barrier_user {
+  void (*arrive)(void* ctx);
+  void (*done)(void* ctx);
+  void* ctx;
+};
+void world_barrier_enqueue(world_barrier_user u);  // runtime lock held
+bool world_barrier_poll();                         // runtime lock held; whether anything moved
+// Each rank's collective scratch (coll_scratch_bytes in its segment's runtime reserve, after
+// all_gather's), at this process's address for `rank`, or null if not load/store addressable.
+inline constexpr std::size_t coll_scratch_bytes = 256;
+std::byte* coll_scratch(int rank);
 
 // Makes user-level progress until done(arg) is true; exits the process quietly when the
 // launcher is tearing the job down (it has already reported the cause).

@@ -202,6 +202,19 @@ void teams() {
   SPMD_CHECK(&moved.id().here() == &moved);
   SPMD_CHECK(upcxx::reduce_all(2, upcxx::op_fast_add, moved).wait() == 2 * moved.rank_n());
 
+  // A team with world's members in reverse order: its collectives take the message paths
+  // (world's small ones ride the transport barrier), including the fold of reduce_all when n
+  // is not a power of two.
+  upcxx::team reversed = upcxx::world().split(0, n - me);
+  SPMD_CHECK(reversed[0] == n - 1);
+  SPMD_CHECK(upcxx::reduce_all(me + 1, upcxx::op_fast_add, reversed).wait() == n * (n + 1) / 2);
+  SPMD_CHECK(upcxx::reduce_all(std::uint64_t{1} << me, upcxx::op_fast_bit_or, reversed).wait() ==
+             (std::uint64_t{1} << n) - 1);
+  SPMD_CHECK(upcxx::broadcast(me, n - 1, reversed).wait() == 0);
+  upcxx::barrier_async(reversed).wait();
+  upcxx::barrier(reversed);
+  reversed.destroy();
+
   // local_team collectives.
   SPMD_CHECK(upcxx::reduce_all(1, upcxx::op_fast_add, upcxx::local_team()).wait() == upcxx::local_team().rank_n());
 

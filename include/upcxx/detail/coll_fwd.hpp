@@ -107,6 +107,10 @@ class coll_client : public pooled {
   // In: this rank's contribution (broadcast: the root's value; others may leave it empty).
   // Out, when finish() runs: the result (reduce_one: meaningful at the root only).
   coll_bytes data;
+  // Whether every member's contribution has the same size (trivially serializable values and
+  // bulk counts, which the specification makes single-valued): lets the engine choose a path
+  // by size that every member chooses alike.
+  bool same_size_everywhere = false;
 
   // acc = op(acc, in) for reductions; `in_from_lower` says whether `in` combines the values of
   // lower team ranks than acc's, for operations that care about order.
