@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <memory>
 #include <atomic>
 #include <mutex>
@@ -156,21 +155,70 @@ heap_allocator& my_heap() { return *rt().heap; }
 // transport barrier at a time, the next arriving once the previous has completed and its
 // user has been told.
 namespace {
-std::deque<world_barrier_user> g_wb_queue;
+// A ring of users: no allocation per barrier, a few instructions to queue and to pop.
+class barrier_queue {
+ public:
+  bool empty() const { return count_ == 0; }
+  world_barrier_user& front() { return ring_[head_]; }
+  void push_back(const world_barrier_user& u) {
+    if (count_ == ring_.size()) grow();
+    ring_[(head_ + count_) & (ring_.size() - 1)] = u;
+    ++count_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) & (ring_.size() - 1);
+    --count_;
+  }
+
+ private:
+  void grow() {
+    std::vector<world_barrier_user> bigger(ring_.size() * 2);
+    for (std::size_t i = 0; i < count_; ++i) bigger[i] = ring_[(head_ + i) & (ring_.size() - 1)];
+    ring_.swap(bigger);
+    head_ = 0;
+  }
+  std::vector<world_barrier_user> ring_ = std::vector<world_barrier_user>(16);  // a power of two
+  std::size_t head_ = 0;
+  std::size_t count_ = 0;
+};
+barrier_queue g_wb_queue;
 bool g_wb_in_flight = false;
+// Set while barrier() waits: it tests the transport barrier itself, once per pass, and the
+// progress passes it makes leave the barrier alone (a second test per pass slowed a 2-rank
+// barrier by a quarter: another read of the line the partner is about to write).
+bool g_wb_blocking = false;
+bool g_wb_direct = false;  // barrier()'s own arrival is in flight (nothing was queued)
 }  // namespace
+
+bool world_barrier_begin_direct() {
+  if (!g_wb_queue.empty()) return false;
+  rpc_flush();  // batched calls leave before we arrive (see world_barrier_poll)
+  rt().tp->barrier_arrive();
+  g_wb_direct = true;
+  return true;
+}
+
+void world_barrier_end_direct() {
+  g_wb_direct = false;
+  world_barrier_poll();  // collectives queued meanwhile (from callbacks) arrive next
+}
 
 void world_barrier_enqueue(world_barrier_user u) { g_wb_queue.push_back(u); }
 
+bool world_barrier_poll_from_progress() {
+  if (g_wb_blocking) return false;
+  return world_barrier_poll();
+}
+
 bool world_barrier_poll() {
-  if (g_wb_queue.empty()) return false;
+  if (g_wb_direct || g_wb_queue.empty()) return false;
   auto& tp = *rt().tp;
   bool did = false;
   for (;;) {
     if (g_wb_in_flight) {
       if (!tp.barrier_test()) return did;
       g_wb_in_flight = false;
-      world_barrier_user u = g_wb_queue.front();
+      const world_barrier_user u = g_wb_queue.front();
       g_wb_queue.pop_front();
       u.done(u.ctx);
       did = true;
@@ -186,6 +234,8 @@ bool world_barrier_poll() {
     did = true;
   }
 }
+
+void world_barrier_blocking(bool on) { g_wb_blocking = on; }
 
 std::byte* coll_scratch(int rank) {
   auto& r = rt();
@@ -336,12 +386,23 @@ void detail::barrier_unchecked(const team& t) {
   auto& r = rt();
   if (t.rank_n() != detail::g_state.rank_n)
     gannet::util::fatal("internal: the transport's barrier over a team that is not world()");
+  // With nothing queued, barrier() arrives at once and tests the transport itself (the common
+  // case costs what it did before the queue existed); behind queued collectives it queues.
+  bool direct;
   bool done = false;
   {
     gannet::runtime::runtime_lock lock;
-    gannet::runtime::world_barrier_enqueue({nullptr, [](void* d) { *static_cast<bool*>(d) = true; }, &done});
-    gannet::runtime::world_barrier_poll();
+    direct = gannet::runtime::world_barrier_begin_direct();
+    if (!direct) {
+      gannet::runtime::world_barrier_enqueue({nullptr, [](void* d) { *static_cast<bool*>(d) = true; }, &done});
+      gannet::runtime::world_barrier_poll();
+    }
   }
+  // Only the thread holding the master persona calls barrier() (spec 12.1), so one flag does.
+  struct blocking_scope {
+    blocking_scope() { gannet::runtime::world_barrier_blocking(true); }
+    ~blocking_scope() { gannet::runtime::world_barrier_blocking(false); }
+  } blocking;
   // The transport says whether a rank we wait for may need our core (ranks outnumber
   // cores): then yield at once; if they all run elsewhere, spin, yielding only every
   // `spin_cap` polls in case its view is stale (a rank that moved to our core while it was
@@ -355,8 +416,15 @@ void detail::barrier_unchecked(const team& t) {
     hint h;
     {
       gannet::runtime::runtime_lock lock;
-      gannet::runtime::world_barrier_poll();
-      if (done) return;
+      if (direct) {
+        if (r.tp->barrier_test()) {
+          gannet::runtime::world_barrier_end_direct();
+          return;
+        }
+      } else {
+        gannet::runtime::world_barrier_poll();
+        if (done) return;
+      }
       h = r.tp->barrier_wait_hint();
     }
     upcxx::progress();

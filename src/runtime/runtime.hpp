@@ -25,6 +25,12 @@ struct world_barrier_user {
 };
 void world_barrier_enqueue(world_barrier_user u);  // runtime lock held
 bool world_barrier_poll();                         // runtime lock held; whether anything moved
+bool world_barrier_poll_from_progress();           // the same, unless barrier() drives it
+void world_barrier_blocking(bool on);              // barrier() waits: it drives the queue itself
+// barrier() with nothing queued: arrive now and test the transport directly (true), ending with
+// world_barrier_end_direct(); queued collectives wait until then. False when something is queued.
+bool world_barrier_begin_direct();
+void world_barrier_end_direct();
 // Each rank's collective scratch (coll_scratch_bytes in its segment's runtime reserve, after
 // all_gather's), at this process's address for `rank`, or null if not load/store addressable.
 inline constexpr std::size_t coll_scratch_bytes = 256;
