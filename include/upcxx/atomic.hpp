@@ -90,7 +90,14 @@ T amo_combine(amo_code code, T old, T v) {
   switch (code) {
     case amo_code::add: return static_cast<T>(old + v);
     case amo_code::sub: return static_cast<T>(old - v);
-    case amo_code::mul: return static_cast<T>(old * v);
+    case amo_code::mul:
+      if constexpr (std::is_integral_v<T>) {
+        // In the unsigned type: a signed product that overflows wraps instead of being undefined.
+        using U = std::make_unsigned_t<T>;
+        return static_cast<T>(static_cast<U>(static_cast<U>(old) * static_cast<U>(v)));
+      } else {
+        return static_cast<T>(old * v);
+      }
     case amo_code::min: return v < old ? v : old;
     case amo_code::max: return old < v ? v : old;
     default: break;

@@ -20,6 +20,7 @@
 // to another keep their order); state for a collective is recycled, and a collective of a few
 // scalars allocates nothing here.
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -77,7 +78,11 @@ struct coll_state {
   intrank_t n = 0;
   intrank_t me = 0;
   unsigned step = 0;
-  bool sent = false;  // this step's message has left
+  bool sent = false;  // this step's message has left (set before sending: see drive())
+  // Inside drive(): a send that waits for room polls, and messages for this collective that
+  // arrive meanwhile only join the inbox; drive() looks again once the send returns.
+  bool driving = false;
+  bool arrived_while_driving = false;
   // Messages of rounds this rank has not consumed yet: every (collective, round) receives
   // exactly one message, so the round names it.
   std::vector<inbox_msg> inbox;  // keeps its capacity when the state is recycled
@@ -115,6 +120,11 @@ class state_table {
     while (slots_[i]) i = (i + 1) & mask();
     slots_[i] = s;
     ++used_;
+  }
+  template <typename F>
+  void for_each(F&& f) const {
+    for (coll_state* s : slots_)
+      if (s) f(*s);
   }
   void erase(const coll_key& key) {
     std::size_t i = home(key);
@@ -176,6 +186,8 @@ void retire(coll_state& s) {
   s.sent = false;
   s.inbox.clear();
   s.arriving = nullptr;
+  s.driving = false;
+  s.arrived_while_driving = false;
   g_spare.push_back(&s);
 }
 
@@ -226,6 +238,8 @@ class machine {
     const intrank_t to = (*s_.tm)[team_rank];
     if (sizeof h + bytes.size() <= g_am_max) {
       runtime::rpc_flush_to(to);  // after what we batched for that rank
+      // A send that waits for room polls: internal progress, where no RPC body may run.
+      runtime::rpc_direct_scope internal_only(false);
       auto& tp = runtime::the_transport();
       auto st = tp.am_send(to, am_coll, std::as_bytes(std::span(&h, 1)), std::span<const std::byte>(bytes.data(), bytes.size()),
                            transport::op_none);
@@ -244,8 +258,8 @@ class machine {
     const unsigned rounds = ceil_log2(s_.n);
     while (s_.step < rounds) {
       if (!s_.sent) {
-        send((s_.me + (intrank_t{1} << s_.step)) % s_.n, s_.step, nothing);
         s_.sent = true;
+        send((s_.me + (intrank_t{1} << s_.step)) % s_.n, s_.step, nothing);
       }
       if (!has(s_.step)) return false;
       take(s_.step);
@@ -295,8 +309,8 @@ class machine {
       if (folded && me % 2 == 0) {
         // Hand our value to our odd neighbour; it brings back the result.
         if (!s_.sent) {
-          send(me + 1, 0, s_.client->data);
           s_.sent = true;
+          send(me + 1, 0, s_.client->data);
         }
         if (!has(round_result)) return false;
         adopt(take(round_result));
@@ -315,8 +329,8 @@ class machine {
       const intrank_t partner_new = mine ^ (intrank_t{1} << (s_.step - 1));
       const intrank_t partner = partner_new < rem ? partner_new * 2 + 1 : partner_new + rem;
       if (!s_.sent) {
-        send(partner, s_.step, s_.client->data);
         s_.sent = true;
+        send(partner, s_.step, s_.client->data);
       }
       if (!has(s_.step)) return false;
       combine(take(s_.step), partner_new < mine);
@@ -334,7 +348,18 @@ class machine {
 // Runs the collective as far as it goes; completes it (outside the table) when it is done.
 // Returns whether it completed (the state is then recycled).
 bool drive(const coll_key& key, coll_state& s) {
-  if (!machine(key, s).advance()) return false;
+  if (s.driving) {
+    s.arrived_while_driving = true;  // the drive() below us on the stack looks again
+    return false;
+  }
+  s.driving = true;
+  bool done;
+  do {
+    s.arrived_while_driving = false;
+    done = machine(key, s).advance();
+  } while (!done && s.arrived_while_driving);
+  s.driving = false;
+  if (!done) return false;
   coll_client* client = s.client;
   if (!s.inbox.empty() || s.arriving)
     util::fatal("collective on team %llx: unexpected messages", static_cast<unsigned long long>(key.team));
@@ -346,7 +371,7 @@ bool drive(const coll_key& key, coll_state& s) {
 void deliver(const coll_head& h, const std::byte* body, std::size_t bytes) {
   const coll_key key{h.team, h.seq};
   auto& s = state_for(key);
-  if (s.client) {
+  if (s.client && !s.driving) {
     // Started here: offer the message in place; keep it only if this step does not want it.
     s.arriving = body;
     s.arriving_bytes = bytes;
@@ -357,6 +382,7 @@ void deliver(const coll_head& h, const std::byte* body, std::size_t bytes) {
   s.inbox.emplace_back();
   s.inbox.back().round = h.round;
   s.inbox.back().bytes.assign(body, bytes);
+  if (s.driving) s.arrived_while_driving = true;
 }
 
 void on_coll(int, const std::byte* payload, std::size_t bytes) {
@@ -434,12 +460,13 @@ void shm_barrier_done(void* ctx) {
 }
 
 // Starts `kind` through the world barrier when it can; returns whether it did.
-// Only when ranks outnumber cores: there every round costs a context switch and one round with
+// Only when ranks outnumber cores (the transport's job-wide answer: every rank must take the
+// same path): there every round costs a context switch and one round with
 // the CPU-aware wait wins (4 ranks on 2 cores: reduce_all 5.3 -> 3.0 us); with a core per
 // rank the message path is faster (2 ranks: 154 ns against 420).
 bool start_on_world_barrier(const upcxx::team& t, coll_kind kind, coll_client* client) {
   const bool world = t.id().raw() == 0 || (t.id().raw() == 1 && t.rank_n() == upcxx::detail::g_state.rank_n);
-  if (!world || runtime::spin_limit() > 1 || !world_is_local()) return false;
+  if (!world || !runtime::the_transport().ranks_outnumber_cores() || !world_is_local()) return false;
   if (kind == coll_kind::barrier) {
     runtime::world_barrier_enqueue({nullptr, shm_barrier_done, new shm_op{{}, client, t.rank_n(), 0}});
   } else if (kind == coll_kind::reduce_all && client->same_size_everywhere && client->data.size() <= slot_payload) {
@@ -454,6 +481,13 @@ bool start_on_world_barrier(const upcxx::team& t, coll_kind kind, coll_client* c
 }
 
 }  // namespace
+
+std::size_t collectives_pending(std::uint64_t team) {
+  runtime::runtime_lock lock;
+  std::size_t n = 0;
+  g_active.for_each([&](const coll_state& s) { n += s.key.team == team; });
+  return n;
+}
 
 void coll_attach() {
   runtime::internal_register(runtime::internal_id::coll, on_coll);
@@ -484,9 +518,10 @@ void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* clie
   drive(key, s);
 }
 
-void coll_wait_user(const bool* done) {
-  gannet::runtime::wait_until_aborting_or([](void* d) { return *static_cast<const bool*>(d); },
-                                          const_cast<bool*>(done));
+void coll_wait_user(const std::atomic<bool>* done) {
+  gannet::runtime::wait_until_aborting_or(
+      [](void* d) { return static_cast<const std::atomic<bool>*>(d)->load(std::memory_order_acquire); },
+      const_cast<std::atomic<bool>*>(done));
 }
 
 }  // namespace upcxx::detail

@@ -10,6 +10,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <unordered_map>
@@ -31,6 +32,8 @@ void team_barrier(const team& t);
 }  // namespace upcxx::detail
 
 namespace gannet::coll {
+std::size_t collectives_pending(std::uint64_t team);  // coll.cpp
+
 namespace {
 
 std::uint64_t mix64(std::uint64_t x) {
@@ -81,24 +84,25 @@ void withdraw(std::uint64_t id, const upcxx::team* t) {
 // Gathers every member's fixed-size record: a reduce_all whose operation concatenates.
 class gather_client final : public upcxx::detail::coll_client {
  public:
-  bool done = false;
+  std::atomic<bool> done{false};
   void combine(upcxx::detail::coll_bytes& acc, const std::byte* in, std::size_t n, bool) override {
     acc.append(in, n);
   }
-  void finish() override { done = true; }  // owned by the waiting caller
+  // Owned by the waiting caller. Release: the caller reads `data` once it sees done.
+  void finish() override { done.store(true, std::memory_order_release); }
 };
 
 // A barrier that waits with internal progress only (entry_barrier::internal).
 class flag_client final : public upcxx::detail::coll_client {
  public:
-  bool done = false;
-  void finish() override { done = true; }
+  std::atomic<bool> done{false};
+  void finish() override { done.store(true, std::memory_order_release); }
 };
 
-void wait_internal(const bool* done) {
+void wait_internal(const std::atomic<bool>* done) {
   auto& tp = gannet::runtime::the_transport();
   unsigned idle = 0;
-  while (!*done) {
+  while (!done->load(std::memory_order_acquire)) {
     upcxx::progress(upcxx::progress_level::internal);
     if (tp.job_aborting()) std::_Exit(1);
     if (++idle >= gannet::runtime::spin_limit()) {
@@ -269,6 +273,14 @@ void team::destroy(entry_barrier lev) {
   if (!active_) gannet::util::fatal("upcxx::team::destroy on a team that was moved from, destroyed or is invalid");
   if (id_ <= 1) gannet::util::fatal("upcxx::team::destroy on world() or local_team() (spec 11.3.3)");
   detail::atomic_domain_entry_barrier(*this, lev);
+  // Past a barrier every member has completed its collectives on the team (spec 11.3.1 ¶32),
+  // so nothing may be left for it here: a leftover is a message no collective consumed.
+  if (lev != entry_barrier::none) {
+    if (std::size_t left = gannet::coll::collectives_pending(id_))
+      gannet::util::fatal("upcxx::team::destroy: %zu collective(s) on this team still hold messages: collectives were "
+                          "not matched across its members, or a message arrived twice",
+                          left);
+  }
   gannet::coll::withdraw(id_, this);
   active_ = false;
 }

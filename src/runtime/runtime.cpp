@@ -186,7 +186,7 @@ bool g_wb_in_flight = false;
 // Set while barrier() waits: it tests the transport barrier itself, once per pass, and the
 // progress passes it makes leave the barrier alone (a second test per pass slowed a 2-rank
 // barrier by a quarter: another read of the line the partner is about to write).
-bool g_wb_blocking = false;
+std::atomic<bool> g_wb_blocking{false};  // read by any thread's progress
 bool g_wb_direct = false;  // barrier()'s own arrival is in flight (nothing was queued)
 }  // namespace
 
@@ -206,7 +206,7 @@ void world_barrier_end_direct() {
 void world_barrier_enqueue(world_barrier_user u) { g_wb_queue.push_back(u); }
 
 bool world_barrier_poll_from_progress() {
-  if (g_wb_blocking) return false;
+  if (g_wb_blocking.load(std::memory_order_relaxed)) return false;
   return world_barrier_poll();
 }
 
@@ -235,7 +235,7 @@ bool world_barrier_poll() {
   }
 }
 
-void world_barrier_blocking(bool on) { g_wb_blocking = on; }
+void world_barrier_blocking(bool on) { g_wb_blocking.store(on, std::memory_order_relaxed); }
 
 std::byte* coll_scratch(int rank) {
   auto& r = rt();

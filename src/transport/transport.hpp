@@ -143,6 +143,9 @@ class transport {
   // spin-then-yield).
   enum class wait_hint : std::uint8_t { any, spin, yield };
   virtual wait_hint barrier_wait_hint() { return wait_hint::any; }
+  // Whether this job's ranks outnumber the cores they run on, answered alike on every rank
+  // (the runtime picks collective algorithms by it, and every rank must pick the same one).
+  virtual bool ranks_outnumber_cores() const { return false; }
 
   // ---- progress ------------------------------------------------------------------------
   // Services incoming messages and completions; returns true if it did any work.

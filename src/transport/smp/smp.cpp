@@ -189,6 +189,10 @@ class smp_transport final : public transport {
   // missing rank runs on another core, spinning notices the end a context switch sooner
   // than yielding would (4 ranks on 2 cores: one switch per core per barrier instead of
   // two). Ranks known to have arrived are skipped on later calls for the same barrier.
+  // Rank 0's choice of barrier, published to all: ranks outnumber cores (or GANNET_BARRIER
+  // asked for the central barrier, which the runtime then treats alike).
+  bool ranks_outnumber_cores() const override { return central_barrier_; }
+
   wait_hint barrier_wait_hint() override {
     if (!central_barrier_) return wait_hint::any;
     int const cpu = ::sched_getcpu();
