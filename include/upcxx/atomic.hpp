@@ -169,7 +169,6 @@ void amo_remote(intrank_t rank, const void* owner_addr, amo_code code, amo_type 
                 std::size_t size, std::memory_order order, void* result, rma_op* op);
 
 [[noreturn]] void fail_atomic(const std::string& what, const upcxx::detail::source_loc& loc);
-void atomic_domain_entry_barrier(const team& t, entry_barrier lev);  // src/coll/team.cpp
 
 constexpr std::uint32_t amo_bit(atomic_op op) { return std::uint32_t{1} << static_cast<int>(op); }
 
@@ -217,7 +216,7 @@ class atomic_domain {
   // have completed; the object may then only be destroyed or assigned to.
   void destroy(entry_barrier lev = entry_barrier::user) {
     if (!active_) detail::fail_atomic("upcxx::atomic_domain::destroy on an inactive domain", upcxx::detail::source_loc::current());
-    detail::atomic_domain_entry_barrier(*team_, lev);
+    detail::entry_barrier_wait(*team_, lev);
     active_ = false;
   }
   bool is_active() const { return active_; }

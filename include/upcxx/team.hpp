@@ -38,6 +38,8 @@ namespace detail {
 team& team_from_id(std::uint64_t id);  // runtime.cpp
 std::uint64_t team_id_of(const team& t);
 void team_when_here(std::uint64_t id, promise<team&> pro);
+// The entry barrier of the collective destroy() calls (spec 12.2 ¶1): src/coll/team.cpp.
+void entry_barrier_wait(const team& t, entry_barrier lev);
 struct team_internal;  // the runtime's access to a team's private state (team.cpp)
 }  // namespace detail
 

@@ -272,7 +272,7 @@ team team::create_from(std::vector<intrank_t> parent_ranks) const {
 void team::destroy(entry_barrier lev) {
   if (!active_) gannet::util::fatal("upcxx::team::destroy on a team that was moved from, destroyed or is invalid");
   if (id_ <= 1) gannet::util::fatal("upcxx::team::destroy on world() or local_team() (spec 11.3.3)");
-  detail::atomic_domain_entry_barrier(*this, lev);
+  detail::entry_barrier_wait(*this, lev);
   // Past a barrier every member has completed its collectives on the team (spec 11.3.1 ¶32),
   // so nothing may be left for it here: a leftover is a message no collective consumed.
   if (lev != entry_barrier::none) {
@@ -286,7 +286,7 @@ void team::destroy(entry_barrier lev) {
 }
 
 // The entry barrier of the collective destroy() calls (spec 12.2 ¶1).
-void detail::atomic_domain_entry_barrier(const team& t, entry_barrier lev) {
+void detail::entry_barrier_wait(const team& t, entry_barrier lev) {
   if (lev == entry_barrier::user) {
     upcxx::barrier(t);
   } else if (lev == entry_barrier::internal && t.rank_n() > 1) {
