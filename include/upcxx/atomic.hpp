@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "upcxx/completion.hpp"
+#include "upcxx/detail/diagnostics.hpp"
 #include "upcxx/global_ptr.hpp"
 #include "upcxx/rma.hpp"
 #include "upcxx/team.hpp"
@@ -168,7 +169,6 @@ T amo_apply(T* p, amo_code code, T v1, T v2, std::memory_order order) {
 void amo_remote(intrank_t rank, const void* owner_addr, amo_code code, amo_type type, const void* v1, const void* v2,
                 std::size_t size, std::memory_order order, void* result, rma_op* op);
 
-[[noreturn]] void fail_atomic(const std::string& what, const upcxx::detail::source_loc& loc);
 
 constexpr std::uint32_t amo_bit(atomic_op op) { return std::uint32_t{1} << static_cast<int>(op); }
 
@@ -186,14 +186,14 @@ class atomic_domain {
 #if UPCXX_ASSERT_ENABLED
     detail::check_master_persona("the upcxx::atomic_domain constructor (collective)");
 #endif
-    if (ops.empty()) detail::fail_atomic("upcxx::atomic_domain: the operation set is empty", upcxx::detail::source_loc::current());
+    if (ops.empty()) detail::fail_at(upcxx::detail::source_loc::current(), "upcxx::atomic_domain: the operation set is empty");
     for (atomic_op op : ops) {
       if (std::is_floating_point_v<T> && (op == atomic_op::bit_and || op == atomic_op::fetch_bit_and ||
                                           op == atomic_op::bit_or || op == atomic_op::fetch_bit_or ||
                                           op == atomic_op::bit_xor || op == atomic_op::fetch_bit_xor))
-        detail::fail_atomic("upcxx::atomic_domain: bitwise operations are not defined for floating-point types "
-                            "(spec 13.3 Table 13.1)",
-                            upcxx::detail::source_loc::current());
+        detail::fail_at(upcxx::detail::source_loc::current(),
+                        "upcxx::atomic_domain: bitwise operations are not defined for floating-point types "
+                        "(spec 13.3 Table 13.1)");
       ops_ |= detail::amo_bit(op);
     }
   }
@@ -215,7 +215,7 @@ class atomic_domain {
   // Collective (spec §13.3 ¶13): after the entry barrier, every operation of the domain must
   // have completed; the object may then only be destroyed or assigned to.
   void destroy(entry_barrier lev = entry_barrier::user) {
-    if (!active_) detail::fail_atomic("upcxx::atomic_domain::destroy on an inactive domain", upcxx::detail::source_loc::current());
+    if (!active_) detail::fail_at(upcxx::detail::source_loc::current(), "upcxx::atomic_domain::destroy on an inactive domain");
     detail::entry_barrier_wait(*team_, lev);
     active_ = false;
   }
@@ -333,15 +333,15 @@ class atomic_domain {
   // belongs to the domain's team (spec §13.3 ¶25).
   void check(atomic_op op, const global_ptr<T>& p, [[maybe_unused]] const upcxx::detail::source_loc& loc) const {
 #if UPCXX_ASSERT_ENABLED
-    if (!active_) detail::fail_atomic("atomic operation on an atomic_domain that is inactive (destroyed, moved from or "
-                                      "default-constructed)", loc);
+    if (!active_) detail::fail_at(loc, "atomic operation on an atomic_domain that is inactive (destroyed, moved from or "
+                                      "default-constructed)");
     if (!(ops_ & detail::amo_bit(op)))
-      detail::fail_atomic("atomic operation " + std::to_string(static_cast<int>(op)) +
-                              " (upcxx::atomic_op) is not in the atomic_domain's operation set", loc);
-    if (p.is_null()) detail::fail_atomic("atomic operation on a null global_ptr", loc);
+      detail::fail_at(loc, "atomic operation " + std::to_string(static_cast<int>(op)) +
+                              " (upcxx::atomic_op) is not in the atomic_domain's operation set");
+    if (p.is_null()) detail::fail_at(loc, "atomic operation on a null global_ptr");
     if (team_->from_world(p.where(), -1) < 0)
-      detail::fail_atomic("atomic operation on memory of rank " + std::to_string(p.where()) +
-                              ", which is not a member of the atomic_domain's team", loc);
+      detail::fail_at(loc, "atomic operation on memory of rank " + std::to_string(p.where()) +
+                              ", which is not a member of the atomic_domain's team");
 #else
     (void)op, (void)p;
 #endif

@@ -34,6 +34,10 @@
 #include "upcxx/team.hpp"
 #include "util/log.hpp"
 
+namespace upcxx::detail {
+bool team_is_world(const team& t);  // team.cpp: world, or a team of all ranks in world's order
+}
+
 namespace gannet::coll {
 namespace {
 
@@ -246,7 +250,9 @@ class machine {
       if (st != transport::status::ok) util::fatal("sending a collective's message to rank %d failed", to);
       return;
     }
-    runtime::internal_send_now(to, runtime::internal_id::coll, &h, sizeof h, bytes.data(), bytes.size());
+    // Larger than one message: a runtime message, which leaves at once after the target's
+    // batch (records over the batch limit travel alone).
+    runtime::internal_send(to, runtime::internal_id::coll, &h, sizeof h, bytes.data(), bytes.size());
   }
   void combine(msg_view in, bool in_from_lower) { s_.client->combine(s_.client->data, in.data, in.size, in_from_lower); }
   void adopt(msg_view in) { s_.client->data.assign(in.data, in.size); }
@@ -465,8 +471,7 @@ void shm_barrier_done(void* ctx) {
 // the CPU-aware wait wins (4 ranks on 2 cores: reduce_all 5.3 -> 3.0 us); with a core per
 // rank the message path is faster (2 ranks: 154 ns against 420).
 bool start_on_world_barrier(const upcxx::team& t, coll_kind kind, coll_client* client) {
-  const bool world = t.id().raw() == 0 || (t.id().raw() == 1 && t.rank_n() == upcxx::detail::g_state.rank_n);
-  if (!world || !runtime::the_transport().ranks_outnumber_cores() || !world_is_local()) return false;
+  if (!upcxx::detail::team_is_world(t) || !runtime::the_transport().ranks_outnumber_cores() || !world_is_local()) return false;
   if (kind == coll_kind::barrier) {
     runtime::world_barrier_enqueue({nullptr, shm_barrier_done, new shm_op{{}, client, t.rank_n(), 0}});
   } else if (kind == coll_kind::reduce_all && client->same_size_everywhere && client->data.size() <= slot_payload) {
@@ -518,10 +523,5 @@ void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* clie
   drive(key, s);
 }
 
-void coll_wait_user(const std::atomic<bool>* done) {
-  gannet::runtime::wait_until_aborting_or(
-      [](void* d) { return static_cast<const std::atomic<bool>*>(d)->load(std::memory_order_acquire); },
-      const_cast<std::atomic<bool>*>(done));
-}
 
 }  // namespace upcxx::detail

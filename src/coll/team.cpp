@@ -7,7 +7,6 @@
 // number at the split or create (the same on every member, spec §12.1) and the color or the
 // member list: equal on every member, different for every team a rank can belong to, with
 // no communication.
-#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -99,17 +98,12 @@ class flag_client final : public upcxx::detail::coll_client {
   void finish() override { done.store(true, std::memory_order_release); }
 };
 
-void wait_internal(const std::atomic<bool>* done) {
-  auto& tp = gannet::runtime::the_transport();
-  unsigned idle = 0;
-  while (!done->load(std::memory_order_acquire)) {
-    upcxx::progress(upcxx::progress_level::internal);
-    if (tp.job_aborting()) std::_Exit(1);
-    if (++idle >= gannet::runtime::spin_limit()) {
-      ::sched_yield();
-      idle = 0;
-    }
-  }
+// Waits with progress at `level` until the blocking collective behind `done` completes (in
+// threadmode par another thread's progress may complete it).
+void wait_for(const std::atomic<bool>& done, upcxx::progress_level level = upcxx::progress_level::user) {
+  gannet::runtime::wait_until_aborting_or(
+      [](void* d) { return static_cast<const std::atomic<bool>*>(d)->load(std::memory_order_acquire); },
+      const_cast<std::atomic<bool>*>(&done), level);
 }
 
 }  // namespace
@@ -154,10 +148,13 @@ void team_when_here(std::uint64_t id, promise<team&> pro) {
   r.waiting[id].push_back(std::move(pro));
 }
 
-// dist_objects are named by their team and their position among the team's dist_objects;
-// world's keep the plain counter the runtime had before teams.
-std::uint64_t dist_next_id_for(const team& t, std::uint64_t world_next) {
-  if (team_internal::identity(t) && t.rank_n() == g_state.rank_n) return world_next;
+// Every rank of world, in world's order: such a team may use world's transport barrier and
+// world's dist_object counter (every rank takes part in its collectives, in one order).
+bool team_is_world(const team& t) { return team_internal::identity(t) && t.rank_n() == g_state.rank_n; }
+
+// The dist_objects of other teams are named by their team and their position among its
+// dist_objects (top bit set: apart from world's counter).
+std::uint64_t team_next_dist_id(const team& t) {
   return gannet::coll::derived_id(t.id().raw(), team_internal::next_dist(t), 0xd157) | (std::uint64_t{1} << 63);
 }
 
@@ -224,7 +221,7 @@ team team::split(intrank_t color, intrank_t key) const {
   gather.data.assign(reinterpret_cast<const std::byte*>(&mine), sizeof mine);
   if (n_ > 1) {
     detail::coll_start(*this, detail::coll_kind::reduce_all, 0, &gather);
-    detail::coll_wait_user(&gather.done);
+    gannet::coll::wait_for(gather.done);
   } else {
     ++coll_seq_;
   }
@@ -292,7 +289,7 @@ void detail::entry_barrier_wait(const team& t, entry_barrier lev) {
   } else if (lev == entry_barrier::internal && t.rank_n() > 1) {
     gannet::coll::flag_client b;
     detail::coll_start(t, detail::coll_kind::barrier, 0, &b);
-    gannet::coll::wait_internal(&b.done);
+    gannet::coll::wait_for(b.done, progress_level::internal);
   }
 }
 
@@ -301,13 +298,13 @@ void detail::team_barrier(const team& t) {
     upcxx::progress();
     return;
   }
-  if (team_internal::identity(t) && t.rank_n() == g_state.rank_n) {
+  if (team_is_world(t)) {
     barrier_unchecked(t);
     return;
   }
   gannet::coll::flag_client b;
   coll_start(t, coll_kind::barrier, 0, &b);
-  coll_wait_user(&b.done);
+  gannet::coll::wait_for(b.done);
 }
 
 }  // namespace upcxx

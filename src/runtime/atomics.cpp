@@ -86,8 +86,6 @@ void amo_remote(intrank_t rank, const void* owner_addr, amo_code code, amo_type 
   rt::internal_send(rank, rt::internal_id::amo, &rq, sizeof rq);
 }
 
-void fail_atomic(const std::string& what, const upcxx::detail::source_loc& loc) { fail_at(loc, what); }
-
 }  // namespace upcxx::detail
 
 namespace gannet::runtime {

@@ -50,7 +50,7 @@ bool progress_once(progress_level level) {
     gannet::runtime::rpc_direct_scope direct(rpcs_here);
     if (rpcs_here) did = gannet::runtime::rpc_run_backlog();
     did = gannet::runtime::the_transport().poll() || did;
-    did = gannet::runtime::world_barrier_poll_from_progress() || did;  // collectives riding the world barrier
+    did = gannet::runtime::world_barrier_poll() || did;  // collectives riding the world barrier
     // Replies and calls that handlers sent leave now, not at the next progress.
     if (gannet::runtime::rpc_batched()) gannet::runtime::rpc_flush();
   }

@@ -197,14 +197,6 @@ void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source
   }
 }
 
-// Marks the calling thread as inside one of the handlers below for its lifetime: whatever
-// they run (calls, replies and the callbacks replies ready) cannot make the transport poll.
-struct handler_scope {
-  handler_scope() { ++t_in_handler; }
-  ~handler_scope() { --t_in_handler; }
-  handler_scope(const handler_scope&) = delete;
-  handler_scope& operator=(const handler_scope&) = delete;
-};
 
 // A record reassembled from pieces, as deliver() does, but owning its bytes: a call that
 // waits (backlog, or parked on a dist id) keeps the buffer instead of a copy.
@@ -220,7 +212,7 @@ void deliver_owned(owned_message m) {
 }
 
 void on_fragment(const tr::am_message& m) {
-  handler_scope in_handler;
+  runtime_handler_scope in_handler;  // what the handler runs cannot make the transport poll
   fragment_head head;
   std::memcpy(&head, m.header.data(), sizeof head);
   auto& s = st();
@@ -237,7 +229,7 @@ void on_fragment(const tr::am_message& m) {
 }
 
 void on_batch(const tr::am_message& m) {
-  handler_scope in_handler;
+  runtime_handler_scope in_handler;  // what the handler runs cannot make the transport poll
   const std::byte* p = m.payload.data();
   const std::byte* end = p + m.payload.size();
   while (p < end) {
@@ -255,7 +247,7 @@ void on_batch(const tr::am_message& m) {
 
 // Large records are read where the sender left them; the sender frees them when told.
 void on_large(const tr::am_message& m) {
-  handler_scope in_handler;
+  runtime_handler_scope in_handler;  // what the handler runs cannot make the transport poll
   large_ref ref;
   std::memcpy(&ref, m.payload.data(), sizeof ref);
   auto* record = static_cast<const std::byte*>(the_transport().local_address(m.source, ref.owner_addr));
@@ -469,24 +461,6 @@ void internal_send(int target, internal_id id, const void* head, std::size_t hea
   send(target, record, bytes);
 }
 
-void internal_send_now(int target, internal_id id, const void* head, std::size_t head_bytes, const void* body,
-                       std::size_t body_bytes) {
-  const std::size_t bytes = sizeof(rpc_wire) + internal_body_offset(head_bytes) + body_bytes;
-  alignas(16) std::byte small[256];
-  if (bytes > sizeof small || bytes > g_max_inline) {
-    internal_send(target, id, head, head_bytes, body, body_bytes);
-    return;
-  }
-  runtime_lock lock;
-  // What was batched for this target leaves first: messages to one rank keep their order.
-  flush(target);
-  build_internal(small, bytes, id, head, head_bytes, body, body_bytes);
-  reinterpret_cast<rpc_wire*>(small)->bytes = static_cast<std::uint32_t>(bytes);
-  rpc_direct_scope internal_only(false);  // as in flush(): a blocked send is internal progress
-  auto status = the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(small, bytes), tr::op_none);
-  if (status != tr::status::ok) util::fatal("sending a runtime message to rank %d failed", target);
-}
-
 bool rpc_flush() {
   if (!g_batched.load(std::memory_order_relaxed)) return false;
   flush_all();
@@ -501,13 +475,13 @@ void rpc_send(intrank_t target, std::byte* record, std::size_t bytes) {
   gannet::runtime::send(target, record, bytes);
 }
 
-std::uint64_t dist_next_id_for(const team& t, std::uint64_t world_next);  // src/coll/team.cpp
+bool team_is_world(const team& t);           // src/coll/team.cpp
+std::uint64_t team_next_dist_id(const team& t);  // src/coll/team.cpp
 
+// World's dist_objects (and those of teams equal to it) keep the plain counter; others are
+// named by their team (src/coll/team.cpp).
 std::uint64_t dist_next_id(const team& t) {
-  auto& s = gannet::runtime::st();
-  std::uint64_t id = dist_next_id_for(t, s.next_dist_id);
-  if (id == s.next_dist_id) ++s.next_dist_id;
-  return id;
+  return team_is_world(t) ? gannet::runtime::st().next_dist_id++ : team_next_dist_id(t);
 }
 
 void dist_register(std::uint64_t id, void* object) {

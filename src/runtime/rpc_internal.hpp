@@ -57,11 +57,6 @@ void internal_register(internal_id id, internal_handler fn);
 // target's batch: at the next progress call, flush, or when the batch is full.
 void internal_send(int target, internal_id id, const void* head, std::size_t head_bytes, const void* body = nullptr,
                    std::size_t body_bytes = 0);
-// The same, sent at once instead of with the batch (after the batch, to keep the order):
-// for messages someone waits for, where a batch's extra copies and bookkeeping would only
-// add latency (collectives).
-void internal_send_now(int target, internal_id id, const void* head, std::size_t head_bytes, const void* body = nullptr,
-                       std::size_t body_bytes = 0);
 // Sends what is batched for `target` now (a module that sends its own active messages keeps
 // them in order with the RPCs and runtime messages before them).
 void rpc_flush_to(int target);

@@ -183,11 +183,10 @@ class barrier_queue {
 };
 barrier_queue g_wb_queue;
 bool g_wb_in_flight = false;
-// Set while barrier() waits: it tests the transport barrier itself, once per pass, and the
-// progress passes it makes leave the barrier alone (a second test per pass slowed a 2-rank
-// barrier by a quarter: another read of the line the partner is about to write).
-std::atomic<bool> g_wb_blocking{false};  // read by any thread's progress
-bool g_wb_direct = false;  // barrier()'s own arrival is in flight (nothing was queued)
+// barrier()'s own arrival is in flight (nothing was queued): barrier() tests it itself, once
+// per pass, and progress leaves it alone (a second test per pass, another read of the line
+// the partner is about to write, slowed a 2-rank barrier by a quarter).
+bool g_wb_direct = false;
 }  // namespace
 
 bool world_barrier_begin_direct() {
@@ -204,11 +203,6 @@ void world_barrier_end_direct() {
 }
 
 void world_barrier_enqueue(world_barrier_user u) { g_wb_queue.push_back(u); }
-
-bool world_barrier_poll_from_progress() {
-  if (g_wb_blocking.load(std::memory_order_relaxed)) return false;
-  return world_barrier_poll();
-}
 
 bool world_barrier_poll() {
   if (g_wb_direct || g_wb_queue.empty()) return false;
@@ -235,8 +229,6 @@ bool world_barrier_poll() {
   }
 }
 
-void world_barrier_blocking(bool on) { g_wb_blocking.store(on, std::memory_order_relaxed); }
-
 std::byte* coll_scratch(int rank) {
   auto& r = rt();
   auto seg = r.tp->segment(rank);
@@ -244,11 +236,11 @@ std::byte* coll_scratch(int rank) {
   return base ? base + gannet::all_gather_max_bytes : nullptr;
 }
 
-void wait_until_aborting_or(bool (*done)(void*), void* arg) {
+void wait_until_aborting_or(bool (*done)(void*), void* arg, upcxx::progress_level level) {
   auto& r = rt();
   backoff b;
   while (!done(arg)) {
-    upcxx::progress();
+    upcxx::progress(level);
     if (r.tp->job_aborting()) std::_Exit(1);  // the launcher is ending the job
     b.pause();
   }
@@ -398,11 +390,6 @@ void detail::barrier_unchecked(const team& t) {
       gannet::runtime::world_barrier_poll();
     }
   }
-  // Only the thread holding the master persona calls barrier() (spec 12.1), so one flag does.
-  struct blocking_scope {
-    blocking_scope() { gannet::runtime::world_barrier_blocking(true); }
-    ~blocking_scope() { gannet::runtime::world_barrier_blocking(false); }
-  } blocking;
   // The transport says whether a rank we wait for may need our core (ranks outnumber
   // cores): then yield at once; if they all run elsewhere, spin, yielding only every
   // `spin_cap` polls in case its view is stale (a rank that moved to our core while it was

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "runtime/heap_allocator.hpp"
+#include "upcxx/init.hpp"
 
 namespace gannet::transport {
 class transport;
@@ -25,8 +26,6 @@ struct world_barrier_user {
 };
 void world_barrier_enqueue(world_barrier_user u);  // runtime lock held
 bool world_barrier_poll();                         // runtime lock held; whether anything moved
-bool world_barrier_poll_from_progress();           // the same, unless barrier() drives it
-void world_barrier_blocking(bool on);              // barrier() waits: it drives the queue itself
 // barrier() with nothing queued: arrive now and test the transport directly (true), ending with
 // world_barrier_end_direct(); queued collectives wait until then. False when something is queued.
 bool world_barrier_begin_direct();
@@ -36,9 +35,10 @@ void world_barrier_end_direct();
 inline constexpr std::size_t coll_scratch_bytes = 256;
 std::byte* coll_scratch(int rank);
 
-// Makes user-level progress until done(arg) is true; exits the process quietly when the
-// launcher is tearing the job down (it has already reported the cause).
-void wait_until_aborting_or(bool (*done)(void*), void* arg);
+// Makes progress (user-level unless told otherwise) until done(arg) is true; exits the process
+// quietly when the launcher is tearing the job down (it has already reported the cause).
+void wait_until_aborting_or(bool (*done)(void*), void* arg,
+                            upcxx::progress_level level = upcxx::progress_level::user);
 
 // Threadmode par: one recursive lock serializes the transport and the RPC state between
 // threads (the transports are not thread-safe; see capabilities::thread_safe). In seq mode

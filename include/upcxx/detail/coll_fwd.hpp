@@ -130,8 +130,4 @@ class coll_client : public pooled {
 // client. Progress level internal; messages leave with the next progress call.
 void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* client);
 
-// Waits, with user-level progress, for *done to become true (the blocking collectives; in
-// threadmode par another thread's progress may set it).
-void coll_wait_user(const std::atomic<bool>* done);
-
 }  // namespace upcxx::detail
