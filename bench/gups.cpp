@@ -1,5 +1,6 @@
 // GUPS, the HPC Challenge RandomAccess benchmark, in the variants of seed 000 §IV-B:
 //   raw          raw C++ on downcast pointers to every rank's table (the upper bound)
+//   raw_two_pass raw C++ in the RMA variants' batch shape: a pass of reads, then a pass of writes
 //   manual       per update: if (gp.is_local()) *gp.local() ^= v; else RMA
 //   rma_promise  batches of rgets tracked by one promise, then rputs tracked by one promise
 //   rma_futures  the same batches, conjoining the operations' futures with when_all
@@ -44,6 +45,26 @@ void run_raw(const table& t, u64 ran, u64 updates) {
     ran = next_random(ran);
     u64 idx = ran & mask;
     raw[idx >> t.log_words_per_rank][idx & (t.words_per_rank - 1)] ^= ran;
+  }
+}
+
+// raw C++ in the batch shape of the RMA variants: a pass of reads, then a pass of writes. What
+// the two-pass structure itself costs (lost temporal locality), with no library call at all.
+void run_raw_two_pass(const table& t, u64 ran, u64 updates) {
+  std::vector<u64*> raw;
+  for (auto& p : t.parts) raw.push_back(p.local());
+  const u64 mask = t.words_per_rank * t.parts.size() - 1;
+  u64 vals[batch], rans[batch];
+  u64* where[batch];
+  for (u64 done = 0; done < updates; done += batch) {
+    for (int i = 0; i < batch; ++i) {
+      ran = next_random(ran);
+      u64 idx = ran & mask;
+      rans[i] = ran;
+      where[i] = &raw[idx >> t.log_words_per_rank][idx & (t.words_per_rank - 1)];
+      vals[i] = *where[i];
+    }
+    for (int i = 0; i < batch; ++i) *where[i] = vals[i] ^ rans[i];
   }
 }
 
@@ -162,6 +183,7 @@ int main(int argc, char** argv) {
   const variant variants[] = {
       {"raw", run_raw},
       {"manual", run_manual},
+      {"raw_two_pass", run_raw_two_pass},
       {"rma_promise_eager", run_rma_promise<true>},
       {"rma_promise_defer", run_rma_promise<false>},
       {"rma_futures_eager", run_rma_futures<true>},

@@ -368,9 +368,9 @@ class atomic_domain {
     using cxs_t = std::remove_cv_t<std::remove_reference_t<Cx>>;
     static_assert(detail::is_completions<cxs_t>::value, "atomic_domain: the completions argument must be a completion object");
     check(which, p, loc);
-    if (p.is_local()) {
+    if (UPCXX_DETAIL_LIKELY(p.detail_addressable())) {
       cxs_t cxs(std::forward<Cx>(cx));
-      T old = detail::amo_apply<T>(p.local(), code, v1, v2, order);
+      T old = detail::amo_apply<T>(p.detail_local_unchecked(), code, v1, v2, order);
       if constexpr (Fetch) {
         return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<T>(old), p.where());
       } else {

@@ -87,6 +87,13 @@ struct global_ptr<const T, Kind> {
 
   intrank_t where() const noexcept { return rank_; }
 
+  // Internal, for the library's on-node fast paths (rma, atomics), whose callers have already
+  // refused a null pointer: is_local() and local() without their null tests. Not part of the API.
+  bool detail_addressable() const noexcept { return heap_ == 0 && detail::g_state.peers[rank_].local; }
+  T* detail_local_unchecked() const noexcept {
+    return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(raw_) + detail::g_state.peers[rank_].delta);
+  }
+
   // ---- arithmetic (T must be complete) ----
   global_ptr operator+(std::ptrdiff_t d) const { return global_ptr(*this) += d; }
   global_ptr operator-(std::ptrdiff_t d) const { return global_ptr(*this) -= d; }

@@ -130,8 +130,8 @@ auto rput(T value, global_ptr<T> dest, Cx&& completions = operation_cx::as_futur
   static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
   detail::check_rma_args(dest.is_null(), "upcxx::rput", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
-  if (UPCXX_DETAIL_LIKELY(dest.is_local())) {
-    std::memcpy(static_cast<void*>(dest.local()), &value, sizeof(T));
+  if (UPCXX_DETAIL_LIKELY(dest.detail_addressable())) {
+    std::memcpy(static_cast<void*>(dest.detail_local_unchecked()), &value, sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, dest.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
@@ -145,8 +145,8 @@ auto rput(const T* src, global_ptr<T> dest, std::size_t count, Cx&& completions 
   static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
   detail::check_rma_args(dest.is_null() || src == nullptr, "upcxx::rput", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
-  if (UPCXX_DETAIL_LIKELY(dest.is_local())) {
-    std::memcpy(static_cast<void*>(dest.local()), src, count * sizeof(T));
+  if (UPCXX_DETAIL_LIKELY(dest.detail_addressable())) {
+    std::memcpy(static_cast<void*>(dest.detail_local_unchecked()), src, count * sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, dest.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
@@ -162,9 +162,9 @@ auto rget(global_ptr<const T> src, Cx&& completions = operation_cx::as_future(),
   static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
   detail::check_rma_args(src.is_null(), "upcxx::rget", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
-  if (UPCXX_DETAIL_LIKELY(src.is_local())) {
+  if (UPCXX_DETAIL_LIKELY(src.detail_addressable())) {
     std::tuple<T> value;
-    std::memcpy(static_cast<void*>(&std::get<0>(value)), src.local(), sizeof(T));
+    std::memcpy(static_cast<void*>(&std::get<0>(value)), src.detail_local_unchecked(), sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, value, src.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<T>>(std::move(cxs),
@@ -179,8 +179,8 @@ auto rget(global_ptr<const T> src, T* dest, std::size_t count, Cx&& completions 
   static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
   detail::check_rma_args(src.is_null() || dest == nullptr, "upcxx::rget", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
-  if (UPCXX_DETAIL_LIKELY(src.is_local())) {
-    std::memcpy(static_cast<void*>(dest), src.local(), count * sizeof(T));
+  if (UPCXX_DETAIL_LIKELY(src.detail_addressable())) {
+    std::memcpy(static_cast<void*>(dest), src.detail_local_unchecked(), count * sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, src.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(std::move(cxs),
