@@ -358,7 +358,24 @@ pass "eval \"\$(upcxx-meta SET)\" sets CXX CC PPFLAGS CPPFLAGS CXXFLAGS LDFLAGS 
 run_fails "upcxx-meta NONSENSE" "unknown query" "$meta" NONSENSE
 run_fails "UPCXX_CODEMODE=fast upcxx-meta CXXFLAGS" "unknown codemode" env UPCXX_CODEMODE=fast "$meta" CXXFLAGS
 
-# --- (g) compile time ----------------------------------------------------------------------
+# --- (g) programs written for each UPC++ release ------------------------------------------
+# tests/compat/*.cpp are written the way users of UPC++ 2020.10 to today write them. Each is
+# built with the installed wrapper, as such a user builds it, and run on 1, 2 and 4 ranks;
+# rank 0 prints "<name>: OK" when every check passed.
+section "programs written for UPC++ releases (tests/compat)"
+compat_dir="$source_dir/tests/compat"
+for src in "$compat_dir"/*.cpp; do
+  [[ -e $src ]] || continue
+  name=$(basename "$src" .cpp)
+  run "upcxx -O2 $name.cpp" "$upcxx" -O2 -I"$compat_dir" "$src" -o "compat-$name"
+  for n in 1 2 4; do
+    run "upcxx-run -n $n ./compat-$name" spmd "$n" "./compat-$name"
+    [[ $(grep -c -- "^$name: OK\$" "$log") == 1 ]] || fail "compat $name on $n ranks: no '$name: OK' line"
+  done
+  pass "compat $name: built with upcxx -O2, runs on 1, 2 and 4 ranks"
+done
+
+# --- (h) compile time ----------------------------------------------------------------------
 section "compile time"
 best_ms=
 for _ in 1 2 3; do
