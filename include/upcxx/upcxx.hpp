@@ -2,19 +2,35 @@
 // Include this one header; it includes the rest.
 //
 // For compatibility with programs written against the UPC++ reference implementation, whose
-// umbrella header brings in <iostream>, <vector>, <string> and friends transitively, this
-// header includes them too.
+// umbrella header brings in much of the standard library transitively (programs that use
+// assert, memcpy, std::unordered_map or std::accumulate without including their headers
+// compile there), this header includes those headers too (docs/compatibility.md).
 #pragma once
 
 #include "upcxx/version.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
 #include <functional>
 #include <iostream>
+#include <list>
+#include <map>
 #include <memory>
+#include <numeric>
+#include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
