@@ -34,6 +34,17 @@ class bad_shared_alloc : public std::bad_alloc {
   std::string what_;
 };
 
+// The reference implementation's collective heap reset (not in the specification; in upcxx::
+// until UPC++ 2021.3 moved it to experimental; docs/compatibility.md). destroy_heap() frees
+// every object in every rank's shared heap at once (it reports how many were still there);
+// allocation fails until restore_heap(). Both are collective over world, on the master persona.
+namespace experimental {
+void destroy_heap();
+void restore_heap();
+}  // namespace experimental
+using experimental::destroy_heap;
+using experimental::restore_heap;
+
 namespace detail {
 // The calling rank's heap. Null on exhaustion; alignment is a power of two.
 void* heap_allocate(std::size_t size, std::size_t alignment);

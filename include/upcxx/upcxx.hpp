@@ -51,3 +51,4 @@
 #include "upcxx/collectives.hpp"
 #include "upcxx/atomic.hpp"
 #include "upcxx/say.hpp"
+#include "upcxx/os_env.hpp"

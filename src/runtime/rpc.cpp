@@ -390,6 +390,8 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
 
 }  // namespace
 
+std::size_t rpc_large_outstanding() { return g_large_outstanding; }
+
 }  // namespace gannet::runtime
 namespace upcxx::detail {
 void prepare_function_table();  // fn_table.cpp

@@ -4,13 +4,17 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <atomic>
 #include <mutex>
+#include <iostream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -21,6 +25,7 @@
 #include "upcxx/allocate.hpp"
 #include "upcxx/init.hpp"
 #include "upcxx/persona.hpp"
+#include "upcxx/say.hpp"
 #include "upcxx/team.hpp"
 #include "util/log.hpp"
 #include "util/size_parse.hpp"
@@ -58,6 +63,7 @@ struct runtime {
   std::optional<upcxx::team> local;
   std::size_t heap_bytes = 0;
   std::byte* scratch = nullptr;  // this rank's scratch area (start of its segment)
+  bool heap_destroyed = false;   // between experimental::destroy_heap and restore_heap
   std::mutex say_mutex;
 };
 
@@ -464,6 +470,40 @@ namespace upcxx {
 
 // ---- shared heap ---------------------------------------------------------------------
 
+// ---- experimental::destroy_heap and restore_heap (the reference implementation's; see
+// docs/compatibility.md). Collective over world. Destroying frees everything in this rank's
+// heap at once; until restore_heap, allocation fails (new_ throws bad_shared_alloc, RPCs
+// too large for a message travel in pieces instead of through the heap).
+namespace experimental {
+
+void destroy_heap() {
+  detail::check_init("upcxx::experimental::destroy_heap()", ::upcxx::detail::source_loc::current());
+  auto& r = rt();
+  if (r.heap_destroyed) gannet::util::fatal("upcxx::experimental::destroy_heap(): the shared heap is already destroyed");
+  barrier();  // user objects are dead from here on
+  // Our large RPC bodies live in the heap until their targets are done with them; every rank
+  // waits in user-level progress (here, then in the barrier), so every such body is run.
+  gannet::runtime::wait_until_aborting_or([](void*) { return gannet::runtime::rpc_large_outstanding() == 0; },
+                                          nullptr);
+  barrier();
+  if (std::size_t live = r.heap->live_blocks(); live > 0)
+    say(std::cerr) << "upcxx::experimental::destroy_heap(): " << live
+                   << " objects still allocated in this rank's shared heap are destroyed with it";
+  r.heap.emplace(r.scratch + gannet::runtime::scratch_bytes, r.heap_bytes - gannet::runtime::scratch_bytes);
+  r.heap_destroyed = true;
+}
+
+void restore_heap() {
+  detail::check_init("upcxx::experimental::restore_heap()", ::upcxx::detail::source_loc::current());
+  auto& r = rt();
+  if (!r.heap_destroyed)
+    gannet::util::fatal("upcxx::experimental::restore_heap(): the shared heap was not destroyed (call destroy_heap() first)");
+  r.heap_destroyed = false;
+  barrier();
+}
+
+}  // namespace experimental
+
 std::size_t shared_segment_size() { return rt().heap ? rt().heap->capacity() : 0; }
 std::size_t shared_segment_used() { return rt().heap ? rt().heap->used() : 0; }
 
@@ -481,6 +521,7 @@ void* heap_allocate(std::size_t size, std::size_t alignment) {
     gannet::util::fatal("upcxx::allocate: alignment %zu is not a power of two", alignment);
   auto& r = rt();
   if (!r.heap) gannet::util::fatal("shared-heap allocation while UPC++ is not initialized");
+  if (r.heap_destroyed) return nullptr;
   return r.heap->allocate(size, alignment);
 }
 
@@ -488,6 +529,9 @@ void heap_deallocate(void* p) {
   if (!p) return;
   auto& r = rt();
   if (!r.heap) gannet::util::fatal("shared-heap deallocation while UPC++ is not initialized");
+  if (r.heap_destroyed)
+    gannet::util::fatal("upcxx::deallocate(%p): the shared heap was destroyed by upcxx::destroy_heap(), and "
+                        "everything in it with it", p);
   if (!r.heap->owns(p))
     gannet::util::fatal("upcxx::deallocate(%p): not a pointer into this rank's shared heap", p);
   r.heap->deallocate(p);
@@ -496,6 +540,11 @@ void heap_deallocate(void* p) {
 void throw_bad_shared_alloc(const char* what, std::size_t size) {
   auto& h = *rt().heap;
   using gannet::util::format_size;
+  if (rt().heap_destroyed)
+    throw bad_shared_alloc(std::string(what) + ": rank " + std::to_string(g_state.rank_me) +
+                           " cannot allocate " + format_size(size) +
+                           ": its shared heap was destroyed by upcxx::destroy_heap() (restore_heap() makes "
+                           "it usable again)");
   std::string msg = std::string(what) + ": rank " + std::to_string(g_state.rank_me) +
                     " cannot allocate " + format_size(size) + " from its shared heap of " +
                     format_size(h.capacity()) + " (" + format_size(h.used()) +
@@ -562,6 +611,43 @@ void fail_not_in_segment(const void* p, const ::upcxx::detail::source_loc& loc) 
 void fail_not_mine(const char* what, intrank_t owner, const ::upcxx::detail::source_loc& loc) {
   fail_at(loc, std::string(what) + ": the pointer belongs to rank " + std::to_string(owner) +
                    "; only the rank that allocated shared memory may free it");
+}
+
+void say_emit_to(std::ostream& out, const std::string& line) {
+  std::lock_guard<std::mutex> lock(rt().say_mutex);
+  out << line;
+  if (line.empty() || line.back() != '\n') out << '\n';
+  out.flush();
+}
+
+void fail_os_env(const std::string& name, const char* why) {
+  gannet::util::fatal("upcxx::os_env: the environment variable %s %s", name.c_str(), why);
+}
+
+bool os_env_bool(const char* text, bool* out) {
+  std::string v(text);
+  for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "yes" || v == "y" || v == "true" || v == "on") *out = true;
+  else if (v == "0" || v == "no" || v == "n" || v == "false" || v == "off") *out = false;
+  else return false;
+  return true;
+}
+
+bool os_env_size(const char* text, std::size_t unit, std::int64_t* out) {
+  std::string v(text);
+  // A bare number counts in the caller's unit; a number with a suffix is read as a size.
+  char* end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(v.c_str(), &end, 10);
+  if (errno == 0 && end != v.c_str() && *end == '\0') {
+    *out = static_cast<std::int64_t>(n) * static_cast<std::int64_t>(unit > 1 ? unit : 1);
+    return true;
+  }
+  std::string why;
+  auto spec = gannet::util::parse_size(v, &why);
+  if (!spec || spec->percent != 0) return false;
+  *out = static_cast<std::int64_t>(spec->bytes);
+  return true;
 }
 
 void say_emit(const std::string& line, bool to_stderr) {

@@ -14,6 +14,8 @@ namespace gannet::runtime {
 
 transport::transport& the_transport();
 heap_allocator& my_heap();
+// Large RPC records of ours in the shared heap that their targets still read (rpc.cpp).
+std::size_t rpc_large_outstanding();
 
 // The transport's barrier over world, in collective order (runtime.cpp). A user queues with
 // an optional arrive(ctx), run just before this rank arrives (it may publish data that the
