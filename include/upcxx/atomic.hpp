@@ -174,19 +174,23 @@ constexpr std::uint32_t amo_bit(atomic_op op) { return std::uint32_t{1} << stati
 
 }  // namespace detail
 
+// `final` since UPC++ 2022.3.
 template <typename T>
-class atomic_domain {
+class atomic_domain final {
   static_assert(detail::amo_type_ok<T>,
                 "atomic_domain<T>: T must be float, double, or a 32- or 64-bit integer type (spec 13.3 ¶6)");
 
  public:
-  // Collective over `tm` (spec §13.3 ¶4). Refuses an empty operation set (as UPC++ 2022.3 does)
-  // and bitwise operations on a floating-point type.
+  // Collective over `tm` (spec §13.3 ¶4). Refuses, in every codemode, an empty operation set
+  // (prohibited since UPC++ 2022.3) and bitwise operations on a floating-point type.
   atomic_domain(const std::vector<atomic_op>& ops, const team& tm = world()) : team_(&tm), active_(true) {
 #if UPCXX_ASSERT_ENABLED
     detail::check_master_persona("the upcxx::atomic_domain constructor (collective)");
 #endif
-    if (ops.empty()) detail::fail_at(upcxx::detail::source_loc::current(), "upcxx::atomic_domain: the operation set is empty");
+    if (ops.empty())
+      detail::fail_at(upcxx::detail::source_loc::current(),
+                      "upcxx::atomic_domain constructed with an empty operation set: name the atomic_op values the "
+                      "domain will perform (an empty set is prohibited since UPC++ 2022.3)");
     for (atomic_op op : ops) {
       if (std::is_floating_point_v<T> && (op == atomic_op::bit_and || op == atomic_op::fetch_bit_and ||
                                           op == atomic_op::bit_or || op == atomic_op::fetch_bit_or ||
@@ -197,12 +201,23 @@ class atomic_domain {
       ops_ |= detail::amo_bit(op);
     }
   }
-  // Inactive until assigned (UPC++ 2022.3).
+  // Inactive (UPC++ 2022.3): no domain until one is moved in. Touches no runtime state, so it
+  // may be built before init() (a global, a class member).
   atomic_domain() = default;
   atomic_domain(atomic_domain&& other) noexcept : ops_(other.ops_), team_(other.team_), active_(other.active_) {
     other.active_ = false;
   }
+  // UPC++ 2022.3: the target must be inactive (default-constructed, moved from or destroyed);
+  // debug codemode reports assigning over an active domain. A self-move does nothing (UPC++
+  // issue 547).
   atomic_domain& operator=(atomic_domain&& other) noexcept {
+    if (&other == this) return *this;
+#if UPCXX_ASSERT_ENABLED
+    if (active_)
+      detail::fail_at(upcxx::detail::source_loc::current(),
+                      "upcxx::atomic_domain move assignment: the target domain is active; UPC++ (2022.3) allows "
+                      "moving a domain only into an inactive one (default-constructed, moved from or destroyed)");
+#endif
     ops_ = other.ops_;
     team_ = other.team_;
     active_ = std::exchange(other.active_, false);
@@ -213,9 +228,13 @@ class atomic_domain {
   ~atomic_domain() = default;
 
   // Collective (spec §13.3 ¶13): after the entry barrier, every operation of the domain must
-  // have completed; the object may then only be destroyed or assigned to.
+  // have completed; the object is then inactive (it may be destroyed or assigned to). Unlike
+  // team::destroy(), calling it on an inactive domain is an error (as in UPC++).
   void destroy(entry_barrier lev = entry_barrier::user) {
-    if (!active_) detail::fail_at(upcxx::detail::source_loc::current(), "upcxx::atomic_domain::destroy on an inactive domain");
+    if (!active_)
+      detail::fail_at(upcxx::detail::source_loc::current(),
+                      "upcxx::atomic_domain::destroy on an inactive domain (default-constructed, moved from or "
+                      "already destroyed)");
     detail::entry_barrier_wait(*team_, lev);
     active_ = false;
   }

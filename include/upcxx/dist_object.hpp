@@ -11,8 +11,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <type_traits>
 #include <utility>
 
+#include "upcxx/detail/diagnostics.hpp"
 #include "upcxx/future.hpp"
 #include "upcxx/persona.hpp"
 #include "upcxx/promise.hpp"
@@ -73,52 +78,153 @@ struct dist_id {
   std::uint64_t id_ = 0;
 };
 
+// The tag of dist_object's inactive constructor (UPC++ 2023.3): `dist_object<T> d(upcxx::inactive,
+// args...)`. Its explicit default constructor keeps `{}` from converting to it.
+struct inactive_t {
+  explicit inactive_t() = default;
+};
+inline constexpr inactive_t inactive{};
+
+// Since UPC++ 2023.3 a dist_object may be inactive: built without a team (before init, as a
+// class member), with or without a value. activate() later makes it the calling process's
+// member of a distributed object, collectively over a team, like the active constructors.
+// Destruction is never collective.
 template <typename T>
 class dist_object {
+  // The element type of dist_object's `{}` argument below: nothing converts to it by accident.
+  struct init_list_param {};
+
  public:
+  // Inactive and without a value (UPC++ 2023.3). Non-collective; valid before init().
+  dist_object() noexcept {}
+  // Inactive, holding T(args...) (UPC++ 2023.3). Non-collective; valid before init().
+  template <typename... Arg>
+  dist_object(inactive_t, Arg&&... arg) : value_(std::in_place, std::forward<Arg>(arg)...) {}
+
   // Collective over `tm`; called by the thread with the master persona (spec §14.4 ¶4).
   dist_object(T value, const upcxx::team& tm = world()) : value_(std::move(value)), team_(&const_cast<upcxx::team&>(tm)) {
     enroll();
   }
   template <typename... Arg>
   dist_object(const upcxx::team& tm, Arg&&... arg)
-      : value_(std::forward<Arg>(arg)...), team_(&const_cast<upcxx::team&>(tm)) {
+      : value_(std::in_place, std::forward<Arg>(arg)...), team_(&const_cast<upcxx::team&>(tm)) {
     enroll();
   }
+  // `dist_object<T>({})` and `dist_object<T>{{}}`: an active object over world() holding T{},
+  // as before 2023.3. Without this overload the default constructor (through the move
+  // constructor) and the team constructor would compete for the braces.
+  dist_object(std::initializer_list<init_list_param>) : dist_object(T{}) {}
+
+  // The moved-to object takes over `other`'s value and, if `other` is active, its place as
+  // the calling process's member (the thread must then have the master persona); `other`
+  // becomes inactive (still holding its moved-from value, if it had one).
   dist_object(dist_object&& other) noexcept(std::is_nothrow_move_constructible_v<T>)
       : value_(std::move(other.value_)), team_(other.team_), id_(other.id_) {
     other.id_ = 0;
+    other.team_ = nullptr;
     if (id_) detail::dist_register(id_, this);  // this instance now represents the object
   }
   dist_object(const dist_object&) = delete;
   dist_object& operator=(const dist_object&) = delete;
-  dist_object& operator=(dist_object&&) = delete;
+  // UPC++ 2023.3 (usable when T is MoveConstructible and MoveAssignable): as the move
+  // constructor, into an object that must be inactive; debug codemode reports assigning over
+  // an active one. A self-move does nothing (UPC++ issue 547).
+  dist_object& operator=(dist_object&& other) {
+    if (&other == this) return *this;
+#if UPCXX_ASSERT_ENABLED
+    if (id_)
+      detail::fail_at(upcxx::detail::source_loc::current(),
+                      "upcxx::dist_object move assignment: the target is active; UPC++ (2023.3) allows moving a "
+                      "dist_object only into an inactive one");
+#endif
+    if (id_) detail::dist_unregister(id_);  // the old member goes away rather than dangle
+    value_ = std::move(other.value_);
+    team_ = other.team_;
+    id_ = other.id_;
+    other.id_ = 0;
+    other.team_ = nullptr;
+    if (id_) detail::dist_register(id_, this);
+    return *this;
+  }
   ~dist_object() {
     if (id_ && initialized()) detail::dist_unregister(id_);
   }
 
-  T& operator*() const { return value_; }
-  T* operator->() const { return &value_; }
-  dist_id<T> id() const { return dist_id<T>::from_raw(id_); }
+  // UPC++ 2023.3 queries, valid before init().
+  bool is_active() const { return id_ != 0; }
+  bool has_value() const { return value_.has_value(); }
+
+  // UPC++ 2023.3: replaces the value (destroying the old one, if any) by T(args...), active or
+  // not; non-collective. Returns the new value.
+  template <typename... Args>
+  T& emplace(Args&&... args) {
+    return value_.emplace(std::forward<Args>(args)...);
+  }
+
+  // UPC++ 2023.3: makes an inactive object that holds a value the calling process's member of
+  // a new distributed object over `tm`: collective over `tm`, by the thread with the master
+  // persona, in the same order as the other dist_object constructions over `tm` (it takes
+  // the place of a constructor in that sequence).
+  void activate(const upcxx::team& tm, upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) {
+#if UPCXX_ASSERT_ENABLED
+    if (id_) detail::fail_at(loc, "upcxx::dist_object::activate on a dist_object that is already active");
+    if (!value_)
+      detail::fail_at(loc,
+                      "upcxx::dist_object::activate on a dist_object without a value (emplace() one first)");
+#endif
+    team_ = &const_cast<upcxx::team&>(tm);
+    enroll();
+  }
+
+  // The value; the object must hold one (debug codemode checks).
+  T& operator*() const {
+    check_value("upcxx::dist_object::operator*", upcxx::detail::source_loc::current());
+    return *value_;
+  }
+  T* operator->() const {
+    check_value("upcxx::dist_object::operator->", upcxx::detail::source_loc::current());
+    return &*value_;
+  }
+  // The active object's name, team and remote copies; debug codemode reports an inactive one.
+  dist_id<T> id() const {
+    check_active("upcxx::dist_object::id()", upcxx::detail::source_loc::current());
+    return dist_id<T>::from_raw(id_);
+  }
   upcxx::team& team() { return *team_; }
   const upcxx::team& team() const { return *team_; }
 
   // A copy of rank's instance (spec §14.4 ¶35-43).
-  future<deserialized_type_t<T>> fetch(intrank_t rank) const {
+  future<deserialized_type_t<T>> fetch(intrank_t rank,
+                                       upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {
+    check_active("upcxx::dist_object::fetch", loc);
     return rpc(*team_, rank, [](dist_object<T>& obj) -> const T& { return *obj; }, *this);
   }
 
  private:
+  void check_active([[maybe_unused]] const char* what, [[maybe_unused]] const upcxx::detail::source_loc& loc) const {
+#if UPCXX_ASSERT_ENABLED
+    if (!id_)
+      detail::fail_at(loc,
+                      std::string(what) + " on an inactive dist_object (default-constructed, built with "
+                                          "upcxx::inactive and not activated, or moved from)");
+#endif
+  }
+  void check_value([[maybe_unused]] const char* what, [[maybe_unused]] const upcxx::detail::source_loc& loc) const {
+#if UPCXX_ASSERT_ENABLED
+    if (!value_) detail::fail_at(loc, std::string(what) + " on a dist_object without a value");
+#endif
+  }
   void enroll() {
 #if UPCXX_ASSERT_ENABLED
+    detail::check_init("the upcxx::dist_object constructor or activate() (collective)", upcxx::detail::source_loc::current());
     detail::check_master_persona("the upcxx::dist_object constructor (collective)");
 #endif
     id_ = detail::dist_next_id(*team_);
     detail::dist_register(id_, this);
   }
 
-  mutable T value_;
-  upcxx::team* team_;
+  mutable std::optional<T> value_;
+  upcxx::team* team_ = nullptr;
   std::uint64_t id_ = 0;
 };
 

@@ -70,15 +70,23 @@ class team_id {
   std::uint64_t id_ = ~std::uint64_t{0};
 };
 
-class team {
+// `final` since UPC++ 2022.3.
+class team final {
  public:
   // A color that leaves the caller out of every subteam (spec §11.3.1 ¶3).
   static constexpr intrank_t color_none = -0xbad;
 
-  // Precondition (spec §11.3.1 ¶27): no operation on `other` since its creation. The moved-to
-  // object takes over the team's registration; `other` may only be destroyed.
+  // An inactive team (UPC++ 2022.3): it represents no team until a team is moved into it.
+  // Touches no runtime state, so it may be built before init() (a global, a class member).
+  team() noexcept = default;
+  // Precondition (spec §11.3.1 ¶27): no operation on `other` since its creation; `other` is
+  // not world() or local_team(). The moved-to object takes over the team's registration
+  // (team_id::here() finds it); `other` becomes inactive.
   team(team&& other) noexcept;
-  team& operator=(team&&) = delete;
+  // UPC++ 2022.3: the same, into an existing object, which must be inactive (default-built,
+  // moved from or destroyed): assigning over an active team is an error. Assigning an object
+  // to itself does nothing (UPC++ issue 547).
+  team& operator=(team&& other);
   team(const team&) = delete;
   team& operator=(const team&) = delete;
   ~team();
@@ -114,11 +122,13 @@ class team {
   }
 
   // Collective over this team (spec §11.3.1 ¶30): after the entry barrier, the team's state
-  // on this rank is released; the object may then only be destroyed.
+  // on this rank is released and the object is inactive (it may be destroyed or assigned
+  // to). On an inactive team it does nothing, without a barrier (UPC++ 2022.3).
   void destroy(entry_barrier lev = entry_barrier::user);
 
-  // Whether this object represents a team (false after a move, destroy() or a split with
-  // color_none). UPC++ 2022.3.
+  // Whether this object represents a team: false when default-constructed, moved from,
+  // destroyed, or made by split() with color_none or a create() that leaves the caller out.
+  // UPC++ 2022.3.
   bool is_active() const { return active_; }
 
   // Internal: builds world (empty member list = identity) or a team of listed world ranks.
@@ -127,7 +137,6 @@ class team {
 
  private:
   friend struct detail::team_internal;
-  team() = default;  // invalid
   team create_from(std::vector<intrank_t> parent_ranks) const;
 
   std::vector<intrank_t> members_;  // team rank -> world rank; empty means "all, identity"
@@ -145,6 +154,13 @@ class team {
 
 team& world();
 team& local_team();
+
+// UPC++ 2022.3: where this process's local team sits among the local teams that partition
+// world(): .first is its index in [0, .second), .second how many there are. Equal on every
+// member of one local team, stable for the whole run. Non-collective, progress level none.
+// local_team()'s members are consecutive ranks of world() (guaranteed since UPC++ 2023.3),
+// so the local teams are numbered in world's order.
+std::pair<intrank_t, intrank_t> local_team_position();
 
 inline future<team&> team_id::when_here() const {
   promise<team&> pro;

@@ -175,6 +175,12 @@ team::team(detail::gptr_raw_tag, std::vector<intrank_t> members, intrank_t me, i
   gannet::coll::enroll(id_, this);
 }
 
+// world() and local_team() live in the runtime for the whole run: they are never moved.
+static void refuse_moving_builtin(const team& other, const char* what) {
+  if (other.is_active() && other.id().raw() <= 1)
+    gannet::util::fatal("%s: world() and local_team() cannot be moved from (UPC++ spec 11.3.1)", what);
+}
+
 team::team(team&& other) noexcept
     : members_(std::move(other.members_)),
       by_world_(std::move(other.by_world_)),
@@ -184,8 +190,29 @@ team::team(team&& other) noexcept
       active_(other.active_),
       coll_seq_(other.coll_seq_),
       dist_seq_(other.dist_seq_) {
+  refuse_moving_builtin(*this, "upcxx::team move constructor");
   other.active_ = false;
   if (active_) gannet::coll::enroll(id_, this);
+}
+
+team& team::operator=(team&& other) {
+  if (&other == this) return *this;  // UPC++ issue 547: a self-move leaves the team as it was
+  if (active_)
+    gannet::util::fatal("upcxx::team move assignment: the target team is active; UPC++ (2022.3) allows moving a "
+                        "team only into an inactive one (default-constructed, moved from or destroyed)");
+  refuse_moving_builtin(other, "upcxx::team move assignment");
+  members_ = std::move(other.members_);
+  by_world_ = std::move(other.by_world_);
+  me_ = other.me_;
+  n_ = other.n_;
+  id_ = other.id_;
+  active_ = std::exchange(other.active_, false);
+  coll_seq_ = other.coll_seq_;
+  dist_seq_ = other.dist_seq_;
+  other.members_.clear();
+  other.by_world_.clear();
+  if (active_) gannet::coll::enroll(id_, this);  // team_id::here() now finds this object
+  return *this;
 }
 
 team::~team() {
@@ -267,7 +294,7 @@ team team::create_from(std::vector<intrank_t> parent_ranks) const {
 }
 
 void team::destroy(entry_barrier lev) {
-  if (!active_) gannet::util::fatal("upcxx::team::destroy on a team that was moved from, destroyed or is invalid");
+  if (!active_) return;  // UPC++ 2022.3: destroy() of an inactive team has no effect
   if (id_ <= 1) gannet::util::fatal("upcxx::team::destroy on world() or local_team() (spec 11.3.3)");
   detail::entry_barrier_wait(*this, lev);
   // Past a barrier every member has completed its collectives on the team (spec 11.3.1 ¶32),
@@ -280,6 +307,18 @@ void team::destroy(entry_barrier lev) {
   }
   gannet::coll::withdraw(id_, this);
   active_ = false;
+}
+
+// Every transport places a machine's ranks consecutively in world() and local_team() is all
+// of them (src/transport: smp puts the whole job on one machine, loopback is one process).
+// The local teams are then consecutive blocks of world(): local_team() is the only one when
+// it spans world(). A transport that splits a job across machines must number the local teams
+// for this query (it knows the layout; one process alone cannot count the other blocks).
+std::pair<intrank_t, intrank_t> local_team_position() {
+  const team& local = local_team();
+  if (local.rank_n() == detail::g_state.rank_n) return {0, 1};
+  gannet::util::fatal("upcxx::local_team_position: this transport spreads the job over several machines but does "
+                      "not number their local teams");
 }
 
 // The entry barrier of the collective destroy() calls (spec 12.2 ¶1).

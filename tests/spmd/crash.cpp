@@ -5,7 +5,9 @@
 //         bad-rank (world()[rank_n()]) | inattentive (rank RANK computes 3 s without progress
 //         while the others wait for its RPC reply) | rpc-after-finalize |
 //         wait-in-rpc (an RPC body waits) | barrier-in-lpc (an LPC calls barrier()) |
-//         dist-object-off-master (a thread without the master persona constructs one) | ok
+//         dist-object-off-master (a thread without the master persona constructs one) |
+//         empty-op-set, inactive-dist-object, inactive-atomic-domain, dist-object-assign-active
+//         (UPC++ 2022.3/2023.3 misuse) | team-assign-active (every rank) | ok
 // Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
 #include <signal.h>
 #include <unistd.h>
@@ -44,6 +46,9 @@ int main(int argc, char** argv) {
     } else {
       upcxx::rpc(victim, [] { return 1; }).wait();
     }
+  } else if (mode == "team-assign-active") {
+    upcxx::team t = upcxx::world().split(0, 0);
+    t = upcxx::world().split(0, 0);
   } else if (mode == "heap") {
     std::printf("rank %d heap %zu\n", me, upcxx::shared_segment_size());
   } else if (me == victim) {
@@ -71,6 +76,13 @@ int main(int argc, char** argv) {
       upcxx::atomic_domain<int> ad({upcxx::atomic_op::load});
       auto p = upcxx::new_<int>(0);
       ad.fetch_add(p, 1, std::memory_order_relaxed).wait();
+    }
+    if (mode == "empty-op-set") upcxx::atomic_domain<int> ad(std::vector<upcxx::atomic_op>{});
+    if (mode == "inactive-dist-object") upcxx::dist_object<int>(upcxx::inactive, 1).fetch(0).wait();
+    if (mode == "inactive-atomic-domain") upcxx::atomic_domain<int>().load(upcxx::new_<int>(0), std::memory_order_relaxed);
+    if (mode == "dist-object-assign-active") {
+      upcxx::dist_object<int> a(1), b(2);
+      a = std::move(b);
     }
   }
   upcxx::barrier();

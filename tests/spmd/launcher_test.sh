@@ -223,6 +223,31 @@ debug-atomic-op-not-in-set)
   [ "$status" -ne 0 ] || fail "an atomic outside the domain's operation set was not caught"
   expect_err "crash.cpp:[0-9]+: atomic operation 4 \(upcxx::atomic_op\) is not in the atomic_domain's operation set"
   ;;
+debug-empty-op-set)
+  launch -n 2 "$crash" empty-op-set 1
+  [ "$status" -ne 0 ] || fail "an atomic_domain with no operations was not refused"
+  expect_err "upcxx::atomic_domain constructed with an empty operation set"
+  ;;
+debug-inactive-dist-object)
+  launch -n 2 "$crash" inactive-dist-object 1
+  [ "$status" -ne 0 ] || fail "fetch on an inactive dist_object was not caught"
+  expect_err "crash.cpp:[0-9]+: upcxx::dist_object::fetch on an inactive dist_object"
+  ;;
+debug-inactive-atomic-domain)
+  launch -n 2 "$crash" inactive-atomic-domain 1
+  [ "$status" -ne 0 ] || fail "an atomic on an inactive atomic_domain was not caught"
+  expect_err "crash.cpp:[0-9]+: atomic operation on an atomic_domain that is inactive"
+  ;;
+debug-dist-object-assign-active)
+  launch -n 2 "$crash" dist-object-assign-active 1
+  [ "$status" -ne 0 ] || fail "move assignment over an active dist_object was not caught"
+  expect_err "upcxx::dist_object move assignment: the target is active"
+  ;;
+debug-team-assign-active)
+  launch -n 2 "$crash" team-assign-active
+  [ "$status" -ne 0 ] || fail "move assignment over an active team was not caught"
+  expect_err "upcxx::team move assignment: the target team is active"
+  ;;
 debug-bad-rank)
   launch -n 2 "$crash" bad-rank 1
   [ "$status" -ne 0 ] || fail "bad rank not caught"
