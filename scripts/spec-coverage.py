@@ -26,7 +26,7 @@ OUT = os.path.join(ROOT, 'docs', 'spec-coverage.md')
 GPU = ('cuda_device', 'hip_device', 'ze_device', 'device_allocator', 'make_gpu_allocator')
 STATES = ('done', 'open', 'out-of-scope')
 CLASSES = set()   # class names the spec declares (filled by spec_table)
-titles = {}
+ENUMS = set()     # its scoped enumerations, whose enumerators tests spell qualified
 
 # ---------------------------------------------------------------- reading the spec text
 
@@ -79,7 +79,7 @@ def read_spec(path):
     vocab = set(re.findall(r'\w*_\w*', '\n'.join(lines))) | {'iterator_category', 'input_iterator_tag', 'futures_or_values'}
     start = next(i for i, l in enumerate(lines) if l.strip() == 'Chapter 1')
     lines = ['' if NOISE.search(l) else l for l in lines[start:]]
-    sections, chapter, in_api, cur, block, prev, want_title = [], 0, False, None, None, '', False
+    sections, titles, chapter, in_api, cur, block, prev, want_title = [], {}, 0, False, None, None, '', False
     for line in lines + ['']:
         m = re.match(r'^\s*Chapter (\d+)$', line)
         h = re.match(r'^\s{0,12}(\d+)\.(\d+)(\.\d+)?\s{2,}(\S.*)$', line)
@@ -212,13 +212,13 @@ def names(code, scope=()):
                     arg = re.findall(r'(\w+)\s*(?:<[^()]*>)?\s*[&*]?\s*\w+\s*\)', flat)
                     name = (name[0] + '(' + arg[-1] + ')',) if arg and arg[-1] in CLASSES else name
             else:
-                depth, cut = 0, len(flat)
+                depth, cut = 0, len(flat)      # the name ends at the first '(' or '=' outside <>
                 for i, c in enumerate(flat):
                     depth += {'<': 1, '>': -1}.get(c, 0) if flat[i - 1:i + 1] != '->' else 0
                     if depth == 0 and c in '(=':
                         cut = i
                         break
-                name = tuple(qualified_before(flat.rstrip(), cut if cut < len(flat) else len(flat.rstrip())))
+                name = tuple(qualified_before(flat, cut))
             if name:
                 found.append((scope + name, sig))
     return found
@@ -284,6 +284,8 @@ def token(name):
     """The identifier a test that exercises `name` must mention."""
     parts = re.sub(r'<.*?>', '', name).split('::')
     last = parts[-1]
+    if len(parts) == 2 and parts[0] in ENUMS:
+        return name
     if last.startswith('operator'):
         m = re.search(r'\((\w+)\)$', last)
         return m.group(1) if m else parts[-2] if len(parts) > 1 else last.replace('operator', '')
@@ -354,6 +356,7 @@ def main():
         table = table_from_md(a.out)
     else:
         sys.exit('specification text not found: %s' % a.spec)
+    ENUMS.update(n for _, rows in table.values() for n, sigs in rows.items() if sigs[0].startswith('enum class'))
     base, later = read_status(a.status)
     text = render(table, base, later) + '\n'
     if not a.check:
@@ -368,7 +371,7 @@ def main():
     for release, rows in later.items():
         for name, state, where, what in rows:
             bad += ['[%s] %s' % (release, p) for p in problems_of(name, state, where)]
-    if open(a.out, encoding='utf-8').read() != text if os.path.isfile(a.out) else True:
+    if not os.path.isfile(a.out) or open(a.out, encoding='utf-8').read() != text:
         bad.append('%s is stale: run scripts/spec-coverage.py' % os.path.relpath(a.out, ROOT))
     open_rows = [n for n, (s, _) in base.items() if s == 'open'] + \
                 ['[%s] %s' % (r, n) for r, rows in later.items() for n, s, _, _ in rows if s == 'open']
