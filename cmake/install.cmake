@@ -130,6 +130,8 @@ foreach(_tool upcxx upcxx-meta)
                  "${PROJECT_BINARY_DIR}/tools/${_tool}" @ONLY)
   install(PROGRAMS "${PROJECT_BINARY_DIR}/tools/${_tool}" DESTINATION "${CMAKE_INSTALL_BINDIR}")
 endforeach()
+# upcxx-info: the same as `upcxx -info` (UPC++ 2023.3).
+install(PROGRAMS "${PROJECT_SOURCE_DIR}/tools/upcxx-info" DESTINATION "${CMAKE_INSTALL_BINDIR}")
 
 # --- CMake packages ------------------------------------------------------------------------
 install(EXPORT GannetTargets

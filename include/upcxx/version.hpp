@@ -8,10 +8,12 @@
 #error "Gannet (UPC++) needs C++17 or later: compile with -std=c++17 or newer"
 #endif
 
-// Gannet release, as [YYYY][MM][PP] of the UPC++ release whose behaviour it follows, so code
-// that tests `UPCXX_VERSION >= 20201000` behaves as with UPC++ 2020.10.0.
-#define UPCXX_VERSION 20201000L
-#define UPCXX_SPEC_VERSION 20201000L
+// The newest UPC++ release whose host API Gannet completes, as that release spells it
+// ([YYYY][MM][PP]), and the specification revision it implements ([YYYY][MM]00): code that
+// tests `UPCXX_VERSION >= 20230305` for is_ready() (or any gate up to 2023.9) takes the path
+// it takes with UPC++ 2023.9.0. The mapping, release by release: docs/compatibility.md.
+#define UPCXX_VERSION 20230900L
+#define UPCXX_SPEC_VERSION 20230900L
 
 #define GANNET_VERSION_MAJOR 0
 #define GANNET_VERSION_MINOR 1
@@ -30,6 +32,16 @@
 // Only one network in this build: processes on one machine (smp). The MPI transport, when
 // built, is chosen at run time and does not change compilation.
 #define UPCXX_NETWORK_SMP 1
+
+// The same two numbers as functions (the reference implementation's), for a program that
+// compares the library it runs with to the headers it was compiled with.
+namespace upcxx {
+inline long release_version() { return UPCXX_VERSION; }
+inline long spec_version() { return UPCXX_SPEC_VERSION; }
+}  // namespace upcxx
+
+// No GPU memory kind in this build: UPCXX_KIND_CUDA, UPCXX_KIND_HIP and UPCXX_KIND_ZE stay
+// undefined, so `#if UPCXX_KIND_CUDA` / `#ifdef UPCXX_KIND_CUDA` programs take their host path.
 
 // Header-level correctness checks (local() of a remote pointer, use before init, bad ranks)
 // are on in debug codemode. A program may force them with -DUPCXX_ASSERT_ENABLED=1.

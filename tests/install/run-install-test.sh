@@ -102,7 +102,7 @@ for f in libgannet.a libgannet.so cmake/Gannet/GannetConfig.cmake \
          pkgconfig/upcxx.pc pkgconfig/gannet.pc; do
   [[ -e $libdir/$f ]] || fail "installed tree lacks ${libdir#"$prefix/"}/$f"
 done
-for f in gannet-run upcxx-run upcxx upcxx-meta; do
+for f in gannet-run upcxx-run upcxx upcxx-meta upcxx-info; do
   [[ -x $prefix/bin/$f ]] || fail "bin/$f is not executable"
 done
 pass "layout: headers, libgannet.a/.so, bin/{gannet-run,upcxx-run,upcxx,upcxx-meta}, CMake packages, .pc files"
@@ -188,6 +188,13 @@ cp -- "$log" "$work/wrapper-version"
 run "$cxx --version" "$cxx" --version
 cmp -s -- "$log" "$work/wrapper-version" || fail "upcxx --version differs from $cxx --version"
 pass "upcxx --version (no input files) passes through to $cxx"
+run "upcxx -info" "$upcxx" -info
+grep -q '^UPCXX_VERSION: *[0-9]\{8\}$' "$log" || fail "upcxx -info prints no UPCXX_VERSION line"
+grep -q "^UPCXX_INSTALL: *$prefix\$" "$log" || fail "upcxx -info names another prefix than $prefix"
+cp -- "$log" "$work/info"
+run "upcxx-info" "$prefix/bin/upcxx-info"
+cmp -s -- "$log" "$work/info" || fail "upcxx-info differs from upcxx -info"
+pass "upcxx -info and upcxx-info print the installation's versions and paths"
 
 # --- (c) compile-only, preprocess-only, and link-only --------------------------------------
 section "upcxx wrapper: separate compile and link"
