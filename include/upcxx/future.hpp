@@ -136,9 +136,12 @@ class future {
   }
   ~future() { release(); }
 
-  bool ready() const noexcept {
+  // Whether the results are available. is_ready() is the name UPC++ 2023.9 gave it (spec
+  // issue 206); ready() is the original spelling, kept for the programs that use it.
+  bool is_ready() const noexcept {
     return cell_ == nullptr || (detail::is_real_cell(cell_) && cell_->ready());
   }
+  bool ready() const noexcept { return is_ready(); }
 
   // ---- results (precondition: ready()) ----
   results_type result_tuple() const { return values(); }
@@ -280,17 +283,19 @@ Fut ready_from_tuple(Tuple&& t) {
                     std::forward<Tuple>(t));
 }
 
-// Runs `fn` on `args` and turns its result into the future then() returns.
+// Runs `fn` on `args` and turns its result into the future then() returns. `kind` names the
+// callback for the debug-codemode report of an exception escaping it (see guard_callback).
 template <typename Fut, typename Fn, typename Tuple>
-Fut invoke_to_future(Fn& fn, const Tuple& args) {
+Fut invoke_to_future(Fn& fn, const Tuple& args, const char* kind = "a future::then() callback") {
   using R = decltype(std::apply(fn, args));
+  auto call = [&]() -> decltype(auto) { return std::apply(fn, args); };
   if constexpr (std::is_void_v<R>) {
-    std::apply(fn, args);
+    guard_callback(kind, call);
     return Fut::make_ready();
   } else if constexpr (is_future_v<R>) {
-    return std::apply(fn, args);
+    return guard_callback(kind, call);
   } else {
-    return Fut::make_ready(std::apply(fn, args));
+    return Fut::make_ready(guard_callback(kind, call));
   }
 }
 

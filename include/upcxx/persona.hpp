@@ -51,7 +51,7 @@ struct lpc_impl final : lpc_node {
   explicit lpc_impl(F&& f) : fn(std::forward<F>(f)) {
     run = [](lpc_node* n, bool execute) {
       auto* self = static_cast<lpc_impl*>(n);
-      if (execute) self->fn();
+      if (execute) guard_callback("an LPC callback (persona::lpc_ff)", self->fn);
       delete self;
     };
   }
@@ -177,13 +177,23 @@ persona_scope& default_persona_scope();
 
 // True while the calling thread runs callbacks inside user-level progress (§10.2).
 bool in_progress();
-// Whether operations initiated by the personas of ps still need internal progress to reach
-// their targets (§10.3); discharge() makes internal progress until they do not. This
+// Whether operations initiated by a set of personas still need internal progress to reach
+// their targets (§10.3); discharge() makes internal progress until they do not.
+//
+// Which personas: with no argument, every persona the calling thread holds (its whole
+// persona stack), as in UPC++ 2023.9; with a scope ps, the personas of ps and of the scopes
+// pushed above it (2020.10's form, whose default was top_persona_scope()). This
 // implementation answers for the whole process (outgoing RPC batches and parked messages
 // are shared by its threads), which the specification allows: true means some persona's
-// operations need progress.
-bool progress_required(persona_scope& ps = top_persona_scope());
-void discharge(persona_scope& ps = top_persona_scope());
+// operations need progress, so every selection gets the same, conservative, answer.
+//
+// discharge() makes progress, so it may not be called inside the restricted context (UPC++
+// 2023.9, spec issue 104): debug codemode reports it. Precondition of the scope forms
+// (checked in debug codemode): ps is one of the calling thread's live persona scopes.
+bool progress_required();
+bool progress_required(persona_scope& ps);
+void discharge();
+void discharge(persona_scope& ps);
 
 namespace detail {
 
@@ -200,7 +210,7 @@ struct lpc_return<future<R...>> {
     auto* cell = new value_cell<R...>();
     cell->add_ref();  // held by the callbacks until the value is delivered
     target.lpc_ff([cell, &initiator, fn = std::decay_t<Func>(std::forward<Func>(func))]() mutable {
-      future<R...> result = invoke_to_future<future<R...>>(fn, std::tuple<>{});
+      future<R...> result = invoke_to_future<future<R...>>(fn, std::tuple<>{}, "an LPC callback (persona::lpc)");
       result.then([cell, &initiator](cref_t<R>... values) {
         initiator.lpc_ff([cell, vals = std::tuple<R...>(values...)]() mutable {
           cell->emplace_tuple(std::move(vals));

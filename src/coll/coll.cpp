@@ -507,6 +507,14 @@ namespace upcxx::detail {
 
 std::uint64_t team_next_collective(const team& t);  // team.cpp
 
+void fail_collective_restricted(const char* what) {
+  gannet::util::fatal("%s initiated inside the restricted context: a callback that UPC++ progress is running (an RPC "
+                      "body, a then() callback, an LPC or completion). Initiating a collective there is an error "
+                      "since UPC++ 2022.9 (spec 10.2, spec issues 169 and 185; deprecated since 2020.10), whatever its "
+                      "progress level; initiate it from outside progress, e.g. after wait() returns.",
+                      what);
+}
+
 void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* client) {
   using namespace gannet::coll;
   gannet::runtime::runtime_lock lock;

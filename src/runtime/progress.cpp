@@ -3,6 +3,7 @@
 // cells' listener firing.
 #include <sched.h>
 
+#include <exception>
 #include <vector>
 
 #include "runtime/rpc_internal.hpp"
@@ -13,9 +14,27 @@
 #include "util/log.hpp"
 
 namespace upcxx {
+namespace detail {
+bool debug_checks_enabled();  // runtime.cpp: the program was built in debug codemode
+}  // namespace detail
 namespace {
 
 persona g_master;
+
+// Called from a catch block: in debug codemode, reports the exception being handled as one
+// that escaped `kind` (spec: callbacks run by the library must not throw; UPC++ 2021.9
+// diagnoses it in debug codemode); otherwise rethrows it unchanged (undefined behaviour in
+// opt codemode, which we leave as it was).
+void escaped_from(const char* kind) {
+  if (!detail::debug_checks_enabled()) throw;
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    detail::fail_callback_threw(kind, e.what());
+  } catch (...) {
+    detail::fail_callback_threw(kind, nullptr);
+  }
+}
 
 struct thread_state {
   persona default_p;
@@ -45,22 +64,33 @@ bool progress_once(progress_level level) {
     // RPCs run only in user-level progress of the master persona (spec §9.1, §10.5);
     // arriving otherwise they wait in the backlog.
     const bool rpcs_here = user && g_master.active_with_caller();
-    gannet::runtime::runtime_lock lock;
-    gannet::runtime::rpc_flush();  // what we sent since the last progress leaves first
-    gannet::runtime::rpc_direct_scope direct(rpcs_here);
-    if (rpcs_here) did = gannet::runtime::rpc_run_backlog();
-    did = gannet::runtime::the_transport().poll() || did;
-    did = gannet::runtime::world_barrier_poll() || did;  // collectives riding the world barrier
-    // Replies and calls that handlers sent leave now, not at the next progress.
-    if (gannet::runtime::rpc_batched()) gannet::runtime::rpc_flush();
+    // then() callbacks and LPCs report an exception themselves (detail::guard_callback, in
+    // the program's codemode); RPC bodies and as_rpc callbacks are reported here, where
+    // the exception arrives after unwinding the message handlers.
+    try {
+      gannet::runtime::runtime_lock lock;
+      gannet::runtime::rpc_flush();  // what we sent since the last progress leaves first
+      gannet::runtime::rpc_direct_scope direct(rpcs_here);
+      if (rpcs_here) did = gannet::runtime::rpc_run_backlog();
+      did = gannet::runtime::the_transport().poll() || did;
+      did = gannet::runtime::world_barrier_poll() || did;  // collectives riding the world barrier
+      // Replies and calls that handlers sent leave now, not at the next progress.
+      if (gannet::runtime::rpc_batched()) gannet::runtime::rpc_flush();
+    } catch (...) {
+      escaped_from("an RPC body (or a remote_cx::as_rpc callback) run by upcxx::progress()");
+    }
   }
   if (!user) return did;
   // Top of the stack first; a persona pushed twice is served once (the upper copy).
-  for (std::size_t i = t.stack.size(); i-- > 0;) {
-    persona* p = t.stack[i];
-    bool seen_above = false;
-    for (std::size_t j = i + 1; j < t.stack.size(); ++j) seen_above = seen_above || t.stack[j] == p;
-    if (!seen_above && p->has_user_work()) did = p->run_user_work() || did;
+  try {
+    for (std::size_t i = t.stack.size(); i-- > 0;) {
+      persona* p = t.stack[i];
+      bool seen_above = false;
+      for (std::size_t j = i + 1; j < t.stack.size(); ++j) seen_above = seen_above || t.stack[j] == p;
+      if (!seen_above && p->has_user_work()) did = p->run_user_work() || did;
+    }
+  } catch (...) {
+    escaped_from("a callback run by upcxx::progress() (a completion, then() callback or LPC)");
   }
   if (outer) t.in_user_progress = false;
   // Callbacks (e.g. futures returned by RPCs, readied now) may have sent replies.
@@ -185,6 +215,18 @@ void fail_restricted(const char* what) {
                       what);
 }
 
+void fail_callback_threw(const char* kind, const char* what) noexcept {
+  if (what)
+    gannet::util::fatal("an exception escaped %s into the UPC++ library (what(): %s). Callbacks that UPC++ runs (RPC "
+                        "bodies, then() callbacks, LPCs, completion callbacks) must not throw; catch it inside the "
+                        "callback (UPC++ 2021.9 diagnoses this in debug codemode).",
+                        kind, what);
+  gannet::util::fatal("an exception (not derived from std::exception) escaped %s into the UPC++ library. Callbacks "
+                      "that UPC++ runs (RPC bodies, then() callbacks, LPCs, completion callbacks) must not throw; "
+                      "catch it inside the callback (UPC++ 2021.9 diagnoses this in debug codemode).",
+                      kind);
+}
+
 void check_master_persona(const char* what) {
   if (!g_master.active_with_caller())
     gannet::util::fatal("%s must be called by the thread holding the master persona (spec 11.1: collectives); "
@@ -194,15 +236,47 @@ void check_master_persona(const char* what) {
 
 }  // namespace detail
 
-bool progress_required(persona_scope&) {
+namespace {
+
+// Debug codemode: the scope forms take one of the calling thread's live scopes (spec 10.5.3).
+void check_scope_of_caller(const persona_scope& ps, const char* what) {
+  if (!detail::debug_checks_enabled()) return;
+  for (const persona_scope* s : tls().scopes)
+    if (s == &ps) return;
+  gannet::util::fatal("%s: the persona_scope argument is not a live persona_scope of the calling thread (spec 10.5.3: "
+                      "it selects part of this thread's persona stack)",
+                      what);
+}
+
+// The answer for every selection of personas: see persona.hpp.
+bool progress_required_here() {
   if (detail::g_state.init_count == 0) return false;
   if (gannet::runtime::rpc_batched()) return true;
   gannet::runtime::runtime_lock lock;  // the transport's queues are shared between threads
   return gannet::runtime::the_transport().progress_required();
 }
 
+void discharge_here(const char* what) {
+  // UPC++ 2023.9 (spec issue 104): an error in the restricted context, where it could
+  // wait on progress that cannot happen.
+  if (detail::debug_checks_enabled() && tls().in_user_progress) detail::fail_restricted(what);
+  while (progress_required_here()) progress(progress_level::internal);
+}
+
+}  // namespace
+
+bool progress_required() { return progress_required_here(); }
+
+bool progress_required(persona_scope& ps) {
+  check_scope_of_caller(ps, "upcxx::progress_required(persona_scope&)");
+  return progress_required_here();
+}
+
+void discharge() { discharge_here("upcxx::discharge()"); }
+
 void discharge(persona_scope& ps) {
-  while (progress_required(ps)) progress(progress_level::internal);
+  check_scope_of_caller(ps, "upcxx::discharge(persona_scope&)");
+  discharge_here("upcxx::discharge(persona_scope&)");
 }
 
 void progress(progress_level level) { progress_once(level); }

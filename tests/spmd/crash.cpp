@@ -7,7 +7,10 @@
 //         wait-in-rpc (an RPC body waits) | barrier-in-lpc (an LPC calls barrier()) |
 //         dist-object-off-master (a thread without the master persona constructs one) |
 //         empty-op-set, inactive-dist-object, inactive-atomic-domain, dist-object-assign-active
-//         (UPC++ 2022.3/2023.3 misuse) | team-assign-active (every rank) | ok
+//         (UPC++ 2022.3/2023.3 misuse) | team-assign-active (every rank) |
+//         throw-in-rpc | throw-in-then | throw-in-lpc (an exception leaves the callback) |
+//         discharge-in-rpc (an RPC body calls discharge()) |
+//         collective-in-then (a then() callback run by progress starts reduce_all) | ok
 // Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
 #include <signal.h>
 #include <unistd.h>
@@ -15,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -71,6 +75,20 @@ int main(int argc, char** argv) {
     if (mode == "split-in-lpc") {
       upcxx::current_persona().lpc_ff([] { upcxx::world().split(0, 0); });
       upcxx::progress();
+    }
+    if (mode == "throw-in-rpc") upcxx::rpc(me, [] { throw std::runtime_error("thrown by the RPC body"); }).wait();
+    if (mode == "throw-in-then")
+      upcxx::rpc(me, [] { return 1; }).then([](int) { throw std::runtime_error("thrown by the then callback"); }).wait();
+    if (mode == "throw-in-lpc") {
+      upcxx::current_persona().lpc_ff([] { throw 42; });
+      upcxx::progress();
+    }
+    if (mode == "discharge-in-rpc") {
+      upcxx::discharge();  // allowed outside progress
+      upcxx::rpc(me, [] { upcxx::discharge(); }).wait();
+    }
+    if (mode == "collective-in-then") {
+      upcxx::rpc(me, [] {}).then([] { (void)upcxx::reduce_all(1, upcxx::op_fast_add); }).wait();
     }
     if (mode == "atomic-op-not-in-set") {
       upcxx::atomic_domain<int> ad({upcxx::atomic_op::load});

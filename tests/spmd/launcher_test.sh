@@ -248,6 +248,32 @@ debug-team-assign-active)
   [ "$status" -ne 0 ] || fail "move assignment over an active team was not caught"
   expect_err "upcxx::team move assignment: the target team is active"
   ;;
+debug-throw-in-rpc)
+  launch -n 2 "$crash" throw-in-rpc 1
+  [ "$status" -ne 0 ] || fail "an exception out of an RPC body was not caught"
+  expect_err "an exception escaped an RPC body .* into the UPC\+\+ library \(what\(\): thrown by the RPC body\)"
+  expect_err "rank 1: killed by SIGABRT"
+  ;;
+debug-throw-in-then)
+  launch -n 2 "$crash" throw-in-then 1
+  [ "$status" -ne 0 ] || fail "an exception out of a then() callback was not caught"
+  expect_err "an exception escaped a future::then\(\) callback into the UPC\+\+ library \(what\(\): thrown by the then callback\)"
+  ;;
+debug-throw-in-lpc)
+  launch -n 2 "$crash" throw-in-lpc 1
+  [ "$status" -ne 0 ] || fail "an exception out of an LPC was not caught"
+  expect_err "an exception \(not derived from std::exception\) escaped an LPC callback \(persona::lpc_ff\)"
+  ;;
+debug-discharge-in-rpc)
+  launch -n 2 "$crash" discharge-in-rpc 1
+  [ "$status" -ne 0 ] || fail "discharge() inside an RPC body was not caught"
+  expect_err "upcxx::discharge\(\) called inside the restricted context"
+  ;;
+debug-collective-in-then)
+  launch -n 2 "$crash" collective-in-then 1
+  [ "$status" -ne 0 ] || fail "a collective started in a then() callback inside progress was not caught"
+  expect_err "upcxx::reduce_all \(collective\) initiated inside the restricted context"
+  ;;
 debug-bad-rank)
   launch -n 2 "$crash" bad-rank 1
   [ "$status" -ne 0 ] || fail "bad rank not caught"

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -20,6 +21,13 @@ using upcxx::when_all;
 
 std::optional<upcxx::persona_scope> g_master_back;
 
+// UPC++ 2021.9: futures built, conjoined and copied during dynamic initialization, before
+// init() (the environment below calls it).
+future<> g_seed = make_future();
+future<std::string> g_word = upcxx::to_future(std::string("before init"));
+future<int, std::string> g_pair = when_all(make_future(5), g_word, g_seed);
+future<std::string> g_copy = g_word;
+
 class upcxx_env : public ::testing::Environment {
  public:
   void SetUp() override { upcxx::init(); }
@@ -28,6 +36,115 @@ class upcxx_env : public ::testing::Environment {
     g_master_back.reset();
   }
 };
+
+}  // namespace
+
+int opt_codemode_assert_evaluations();            // assert_opt_codemode.cpp
+void opt_codemode_assert_always_fails(int x);     // assert_opt_codemode.cpp
+
+namespace {
+
+TEST(Future, BuiltBeforeInit) {
+  ASSERT_TRUE(g_pair.is_ready() && g_copy.is_ready() && g_seed.is_ready());
+  EXPECT_EQ(g_pair.result<0>(), 5);
+  EXPECT_EQ(g_pair.result<1>(), "before init");
+  EXPECT_EQ(g_copy.wait(), "before init");
+  EXPECT_EQ(g_word.then([](const std::string& s) { return s.size(); }).wait(), 11u);
+  future<> conj = g_seed;
+  promise<> p;
+  conj = when_all(conj, p.get_future());
+  EXPECT_FALSE(conj.is_ready());
+  p.fulfill_anonymous(1);
+  EXPECT_TRUE(conj.is_ready());
+}
+
+TEST(Future, IsReadyAndReadyAgree) {
+  future<int> r = make_future(1);
+  future<> never;
+  promise<int> p;
+  future<int> pending = p.get_future();
+  static_assert(std::is_same_v<decltype(r.is_ready()), bool>);
+  static_assert(noexcept(r.is_ready()));
+  EXPECT_TRUE(r.is_ready());
+  EXPECT_EQ(r.is_ready(), r.ready());
+  EXPECT_FALSE(never.is_ready());
+  EXPECT_FALSE(never.ready());
+  EXPECT_FALSE(pending.is_ready());
+  p.fulfill_result(2);
+  EXPECT_TRUE(pending.is_ready() && pending.ready());
+  const future<int>& cref = pending;
+  EXPECT_TRUE(cref.is_ready());
+}
+
+TEST(Assert, StreamedMessagesInDebugCodemode) {
+  int x = -3;
+  UPCXX_ASSERT(x < 0, "never built " << x);
+  UPCXX_ASSERT_ALWAYS(x < 0);
+  EXPECT_DEATH(UPCXX_ASSERT(x > 0, "x was " << x), "future_test.cpp:[0-9]+: assertion failed: x > 0: x was -3");
+  EXPECT_DEATH(UPCXX_ASSERT(x > 0), "assertion failed: x > 0");
+  EXPECT_DEATH(UPCXX_ASSERT_ALWAYS(x == 1, "x was " << x << ", not " << 1), "assertion failed: x == 1: x was -3, not 1");
+}
+
+TEST(Assert, OptCodemodeCompilesAssertAway) {
+  EXPECT_EQ(opt_codemode_assert_evaluations(), 2)
+      << "UPCXX_ASSERT evaluates nothing; UPCXX_ASSERT_ALWAYS its conditions (its messages only on failure)";
+  EXPECT_DEATH(opt_codemode_assert_always_fails(-1), "assertion failed: x > 0: x was -1 in opt codemode");
+}
+
+TEST(Callbacks, ExceptionEscapingIsReportedInDebugCodemode) {
+  EXPECT_DEATH(
+      {
+        promise<int> p;
+        future<int> f = p.get_future().then([](int) -> int { throw std::runtime_error("from then"); });
+        p.fulfill_result(1);
+      },
+      "an exception escaped a future::then\\(\\) callback into the UPC\\+\\+ library \\(what\\(\\): from then\\)");
+  EXPECT_DEATH(
+      {
+        upcxx::current_persona().lpc_ff([] { throw 7; });
+        upcxx::progress();
+      },
+      "not derived from std::exception\\) escaped an LPC callback \\(persona::lpc_ff\\)");
+  EXPECT_DEATH((void)upcxx::current_persona().lpc([]() -> int { throw std::logic_error("lpc"); }).wait(),
+               "escaped an LPC callback \\(persona::lpc\\) into the UPC\\+\\+ library \\(what\\(\\): lpc\\)");
+}
+
+TEST(Progress, DischargeInTheRestrictedContextIsReported) {
+  EXPECT_DEATH(
+      {
+        upcxx::current_persona().lpc_ff([] { upcxx::discharge(); });
+        upcxx::progress();
+      },
+      "upcxx::discharge\\(\\) called inside the restricted context");
+  EXPECT_DEATH(
+      {
+        upcxx::current_persona().lpc_ff([] { upcxx::discharge(upcxx::top_persona_scope()); });
+        upcxx::progress();
+      },
+      "upcxx::discharge\\(persona_scope&\\) called inside the restricted context");
+}
+
+TEST(Progress, NoArgumentFormsCoverEveryPersonaOfTheThread) {
+  static int ran = 0;
+  ran = 0;
+  upcxx::rpc_ff(upcxx::rank_me(), [] { ++ran; });  // under the master persona
+  upcxx::persona extra;
+  {
+    upcxx::persona_scope scope(extra);
+    EXPECT_TRUE(upcxx::progress_required()) << "the master persona's call, below the top scope, counts";
+    upcxx::discharge();
+    EXPECT_FALSE(upcxx::progress_required());
+    EXPECT_FALSE(upcxx::progress_required(upcxx::top_persona_scope()));
+    EXPECT_FALSE(upcxx::progress_required(upcxx::default_persona_scope()));
+  }
+  while (ran == 0) upcxx::progress();
+  // The scope forms check their argument in debug codemode: a scope of another thread.
+  upcxx::persona_scope* other = nullptr;
+  std::thread t([&] { other = &upcxx::default_persona_scope(); });
+  t.join();
+  EXPECT_DEATH((void)upcxx::progress_required(*other),
+               "upcxx::progress_required\\(persona_scope&\\): the persona_scope argument is not a live persona_scope");
+}
 
 TEST(Future, ReadyValuesAndResultForms) {
   future<int, double> f = make_future(3, 2.5);

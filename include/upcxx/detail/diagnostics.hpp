@@ -4,8 +4,10 @@
 
 #include "upcxx/version.hpp"
 
+#include <exception>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "upcxx/detail/source_loc.hpp"
 
@@ -18,23 +20,52 @@ namespace upcxx::detail {
   fail_at(loc.file_name(), static_cast<int>(loc.line()), what);
 }
 
+// Reports that an exception escaped a user callback (`kind`: "an LPC callback", ...) into the
+// library, which the specification prohibits (UPC++ 2021.9 diagnoses it in debug codemode),
+// with the exception's what() when it is a std::exception, and aborts.
+[[noreturn]] void fail_callback_threw(const char* kind, const char* what) noexcept;
+
+// Calls a user callback that the library runs; in debug codemode an exception leaving it is
+// reported (fail_callback_threw) where it happened, instead of unwinding through library
+// frames to an unexplained std::terminate. In opt codemode: a plain call.
+template <typename Fn>
+decltype(auto) guard_callback([[maybe_unused]] const char* kind, Fn&& fn) {
+#if UPCXX_ASSERT_ENABLED
+  try {
+    return std::forward<Fn>(fn)();
+  } catch (const std::exception& e) {
+    fail_callback_threw(kind, e.what());
+  } catch (...) {
+    fail_callback_threw(kind, nullptr);
+  }
+#else
+  return std::forward<Fn>(fn)();
+#endif
+}
+
 }  // namespace upcxx::detail
 
+// The message of the two-argument forms is anything that can follow `std::ostream <<`
+// (`"x was " << x`); it is built only when the condition fails.
 #define UPCXX_DETAIL_ASSERT_1(cond) \
   ((cond) ? (void)0 : ::upcxx::detail::fail_at(__FILE__, __LINE__, "assertion failed: " #cond))
-#define UPCXX_DETAIL_ASSERT_2(cond, msg)                                                   \
-  ((cond) ? (void)0                                                                          \
-          : ::upcxx::detail::fail_at(__FILE__, __LINE__,                                     \
-                                     (std::ostringstream{} << "assertion failed: " #cond ": " \
-                                                           << msg).str()))
+#define UPCXX_DETAIL_ASSERT_2(cond, msg)                                                \
+  ((cond) ? (void)0                                                                       \
+          : ::upcxx::detail::fail_at(__FILE__, __LINE__, [&]() -> ::std::string {         \
+              ::std::ostringstream upcxx_detail_assert_os;                                \
+              upcxx_detail_assert_os << "assertion failed: " #cond ": " << msg;           \
+              return upcxx_detail_assert_os.str();                                        \
+            }()))
 #define UPCXX_DETAIL_ASSERT_PICK(_1, _2, name, ...) name
 
-// UPCXX_ASSERT_ALWAYS(cond [, streamed message]): checked in every codemode.
+// UPCXX_ASSERT_ALWAYS(cond) and UPCXX_ASSERT_ALWAYS(cond, streamed message) (UPC++ 2021.9,
+// docs/implementation-defined.md there): checked in every codemode.
 #define UPCXX_ASSERT_ALWAYS(...) \
   UPCXX_DETAIL_ASSERT_PICK(__VA_ARGS__, UPCXX_DETAIL_ASSERT_2, UPCXX_DETAIL_ASSERT_1, )(__VA_ARGS__)
 
-// UPCXX_ASSERT(cond [, streamed message]): checked in debug codemode only; in opt codemode
-// the condition is not evaluated.
+// UPCXX_ASSERT(cond) and UPCXX_ASSERT(cond, streamed message): checked in debug codemode
+// only; in opt codemode it expands to nothing that is evaluated (neither the condition nor
+// the message), as in UPC++.
 #if UPCXX_ASSERT_ENABLED
 #define UPCXX_ASSERT(...) UPCXX_ASSERT_ALWAYS(__VA_ARGS__)
 #else
