@@ -1070,6 +1070,35 @@ TEST(Serialization2022, EmplacingDeserialize) {
   }
 }
 
+// Returns a pointer other than the one construct() gave.
+struct Liar {
+  int v = 0;
+  struct upcxx_serialization {
+    template <typename Writer>
+    static void serialize(Writer& w, const Liar& l) {
+      w.write(l.v);
+    }
+    template <typename Reader, typename Storage>
+    static Liar* deserialize(Reader& r, Storage storage) {
+      static Liar elsewhere;
+      storage.construct()->v = r.template read<int>();
+      return &elsewhere;
+    }
+  };
+};
+
+#if UPCXX_ASSERT_ENABLED
+TEST(Serialization2022DeathTest, DeserializeMustReturnWhatConstructReturned) {
+  auto bytes = bytes_of(Liar{});
+  EXPECT_DEATH(
+      {
+        serial_reader r(bytes.data());
+        (void)r.read<Liar>();
+      },
+      "must return what storage.construct\\(\\) returned");
+}
+#endif
+
 TEST(Serialization2022, SpecializationWithStorageReference) {
   Locked l({1, 2, 3});
   auto bytes = bytes_of(l);
