@@ -20,9 +20,11 @@
 // view<T> whose iterators point into the received bytes (spec 6.7).
 //
 // Writers and Readers. User serialize functions receive a Writer (write, write_sequence,
-// reserve/commit) and deserialize functions a Reader (read, read_into, read_sequence_into,
-// plus the extensions skip and skip_sequence); both are upcxx::detail::serial_writer and
+// reserve/commit) and deserialize functions a Reader (read, read_into, read_sequence_into;
+// from UPC++ 2022.9 read_into an optional, read_overwrite and read_sequence_overwrite; plus
+// the extensions skip and skip_sequence); both are upcxx::detail::serial_writer and
 // serial_reader, documented with the byte format in detail/serialization_impl.hpp.
+// std::reference_wrapper<T> serializes its referent, as T& does (UPC++ 2022.9).
 // TriviallySerializable data is one memcpy each way (a vector<double> is a count and one
 // memcpy), and nothing here allocates unless a container does or the writer's initial
 // buffer overflows. No virtual calls.
@@ -38,6 +40,7 @@
 #include "upcxx/version.hpp"
 
 #include "upcxx/detail/serialization_impl.hpp"
+#include "upcxx/optional.hpp"
 
 namespace upcxx {
 
@@ -63,6 +66,10 @@ template <typename T, std::size_t N>
 struct is_trivially_serializable<std::array<T, N>> : std::bool_constant<is_trivially_serializable<T>::value> {};
 template <typename T>
 struct is_trivially_serializable<std::optional<T>> : std::bool_constant<is_trivially_serializable<T>::value> {};
+// Trivially copyable, but its bytes are an address: it serializes its referent instead
+// (UPC++ 2022.9, spec issue 199).
+template <typename T>
+struct is_trivially_serializable<std::reference_wrapper<T>> : std::false_type {};
 // Stateless; libstdc++ gives it a user-provided copy constructor (spec 6.3 ¶23).
 template <typename T>
 struct is_trivially_serializable<std::allocator<T>> : std::true_type {};
@@ -73,6 +80,10 @@ struct is_serializable : std::bool_constant<detail::serializable_v<T>> {};
 
 // Specialize for a class to serialize it with static member templates
 //   template <typename Writer> static void serialize(Writer&, T const&);
+//   template <typename Reader, typename Storage> static U* deserialize(Reader&, Storage storage);
+// where deserialize builds its result with `return storage.construct(args...);` (the form of
+// UPC++ 2022.9, which lets the library construct U in raw memory or emplace it into an
+// optional). The 2020.10 form, which placement-news U itself, is still accepted:
 //   template <typename Reader> static U* deserialize(Reader&, void* storage);
 // (spec 6.2.3). Takes precedence over mechanisms nested in T; not inherited.
 template <typename T>
@@ -86,7 +97,9 @@ struct serialization_traits_base {};
 template <typename T>
 struct serialization_traits_base<T, true> {
   using deserialized_type = deserialized_t<T>;
-  // Gannet extension: whether serializing a T copies its bytes (references: their referent).
+  // Whether serializing a T copies its bytes (references: their referent's). Not in the
+  // specification; the UPC++ reference implementation has the same member, and programs use
+  // it to choose memcpy paths.
   static constexpr bool is_actually_trivially_serializable = serial_trivial_v<detail::remove_cvref_t<T>>;
 
   // The deserialized counterpart of object, as if serialized and deserialized (spec 6.8.2 ¶6-8).
@@ -143,6 +156,17 @@ class deserializing_iterator {
   pointer deserialize_into(void* storage) const {
     detail::serial_reader r(pos_);
     return r.read_into<T>(storage);
+  }
+  // UPC++ 2022.9: constructs the element in an optional (destroying any value it held);
+  // the optional manages the element's lifetime, so nothing needs destroying by hand.
+  pointer deserialize_into(optional<value_type>& storage) const {
+    detail::serial_reader r(pos_);
+    return r.read_into<T>(storage);
+  }
+  // UPC++ 2022.9: destroys storage, then deserializes the element in its place.
+  pointer deserialize_overwrite(value_type& storage) const {
+    detail::serial_reader r(pos_);
+    return r.read_overwrite<T>(storage);
   }
   // Skipping an element costs no allocation for trivially serializable types, strings and
   // containers of them; custom serialization is deserialized and destroyed.

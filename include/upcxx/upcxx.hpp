@@ -45,6 +45,7 @@
 #include "upcxx/completion.hpp"
 #include "upcxx/rma.hpp"
 #include "upcxx/serialization.hpp"
+#include "upcxx/digest.hpp"
 #include "upcxx/rpc.hpp"
 #include "upcxx/vis.hpp"
 #include "upcxx/dist_object.hpp"

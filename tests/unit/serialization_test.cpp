@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
+#include <upcxx/digest.hpp>
 #include <upcxx/serialization.hpp>
 #include <utility>
 #include <vector>
@@ -949,6 +950,397 @@ TEST(SerializationStream, StaticSize) {
     w.write(Two{'a', 1.0});
     EXPECT_LE(w.size() - start, (static_serialized_size<std::pair<int, Point>>() + static_serialized_size<Two>()));
   }
+}
+
+}  // namespace
+
+// ---- additions of UPC++ 2022.9 (docs/compatibility.md) ----
+
+namespace {
+
+// Counts live objects, to see what the overwrite forms destroy.
+struct Counted {
+  static int live;
+  std::string text;
+  explicit Counted(std::string t = "") : text(std::move(t)) { ++live; }
+  Counted(const Counted& o) : text(o.text) { ++live; }
+  Counted& operator=(const Counted&) = default;
+  ~Counted() { --live; }
+  UPCXX_SERIALIZED_VALUES(text)
+};
+int Counted::live = 0;
+
+// Neither copyable nor movable: reachable only through in-place construction.
+struct Pinned {
+  int value;
+  explicit Pinned(int v) : value(v) {}
+  Pinned(const Pinned&) = delete;
+  Pinned& operator=(const Pinned&) = delete;
+  UPCXX_SERIALIZED_VALUES(value)
+};
+
+// The 2022.9 form of custom deserialization: the library says where the object goes.
+struct Emplaced {
+  Pinned first;
+  std::optional<Pinned> second;
+  Pinned third[1];
+  std::string name;
+  explicit Emplaced(int v) : first(v), second(std::in_place, v + 1), third{Pinned(v + 2)} {}
+  Emplaced(const Emplaced& o) : Emplaced(o.first.value) { name = o.name; }
+  struct upcxx_serialization {
+    template <typename Writer>
+    static void serialize(Writer& w, const Emplaced& e) {
+      w.write(e.first);
+      w.write(*e.second);
+      w.write_sequence(e.third, e.third + 1);
+      w.write(e.name);
+    }
+    template <typename Reader, typename Storage>
+    static Emplaced* deserialize(Reader& r, Storage storage) {
+      Emplaced* e = storage.construct(-1);
+      r.template read_overwrite<Pinned>(e->first);
+      r.template read_into<Pinned>(e->second);
+      r.template read_sequence_overwrite<Pinned>(e->third, 1);
+      r.template read_overwrite<std::string>(e->name);
+      return e;
+    }
+  };
+};
+
+// Also a non-movable result, through a specialization, taking its Storage by reference.
+struct Locked {
+  std::vector<int> v;
+  explicit Locked(std::vector<int> x) : v(std::move(x)) {}
+  Locked(const Locked&) = delete;
+};
+
+}  // namespace
+
+template <>
+struct upcxx::serialization<Locked> {
+  template <typename Writer>
+  static void serialize(Writer& w, const Locked& l) {
+    w.write(l.v);
+  }
+  template <typename Reader, typename Storage>
+  static Locked* deserialize(Reader& r, Storage& storage) {
+    return storage.construct(r.template read<std::vector<int>>());
+  }
+};
+
+namespace {
+
+template <typename T>
+std::vector<std::byte> bytes_of(const T& value) {
+  alignas(16) std::byte buf[512];
+  serial_writer w(buf, sizeof buf);
+  w.write(value);
+  w.write(int{0x0dd});
+  return std::vector<std::byte>(w.data(), w.data() + w.size());
+}
+
+TEST(Serialization2022, EmplacingDeserialize) {
+  static_assert(std::is_same_v<deserialized_type_t<Emplaced>, Emplaced>);
+  Emplaced e(10);
+  e.name = "ten";
+  auto bytes = bytes_of(e);
+  {  // by value (one copy: Emplaced copies, it cannot move)
+    serial_reader r(bytes.data());
+    Emplaced back = r.read<Emplaced>();
+    EXPECT_EQ(back.first.value, 10);
+    EXPECT_EQ(back.second->value, 11);
+    EXPECT_EQ(back.third[0].value, 12);
+    EXPECT_EQ(back.name, "ten");
+    EXPECT_EQ(r.read<int>(), 0x0dd);
+  }
+  {  // into an optional: constructed in place
+    serial_reader r(bytes.data());
+    std::optional<Emplaced> o(std::in_place, 99);
+    Emplaced* p = r.read_into<Emplaced>(o);
+    ASSERT_TRUE(o.has_value());
+    EXPECT_EQ(p, &*o);
+    EXPECT_EQ(o->first.value, 10);
+    EXPECT_EQ(o->third[0].value, 12);
+    EXPECT_EQ(r.read<int>(), 0x0dd);
+  }
+  {  // deserialized_value goes through the same path
+    Emplaced d = upcxx::serialization_traits<Emplaced>::deserialized_value(e);
+    EXPECT_EQ(d.second->value, 11);
+    EXPECT_EQ(d.name, "ten");
+  }
+}
+
+// Returns a pointer other than the one construct() gave.
+struct Liar {
+  int v = 0;
+  struct upcxx_serialization {
+    template <typename Writer>
+    static void serialize(Writer& w, const Liar& l) {
+      w.write(l.v);
+    }
+    template <typename Reader, typename Storage>
+    static Liar* deserialize(Reader& r, Storage storage) {
+      static Liar elsewhere;
+      storage.construct()->v = r.template read<int>();
+      return &elsewhere;
+    }
+  };
+};
+
+#if UPCXX_ASSERT_ENABLED
+TEST(Serialization2022DeathTest, DeserializeMustReturnWhatConstructReturned) {
+  auto bytes = bytes_of(Liar{});
+  EXPECT_DEATH(
+      {
+        serial_reader r(bytes.data());
+        (void)r.read<Liar>();
+      },
+      "must return what storage.construct\\(\\) returned");
+}
+#endif
+
+TEST(Serialization2022, SpecializationWithStorageReference) {
+  Locked l({1, 2, 3});
+  auto bytes = bytes_of(l);
+  serial_reader r(bytes.data());
+  upcxx::optional<Locked> o;
+  Locked* p = r.read_into<Locked>(o);
+  EXPECT_EQ(p, &*o);
+  EXPECT_EQ(o->v, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(r.read<int>(), 0x0dd);
+  // Raw storage, as an RPC argument is received.
+  serial_reader r2(bytes.data());
+  alignas(Locked) unsigned char storage[sizeof(Locked)];
+  Locked* q = r2.read_into<Locked>(storage);
+  EXPECT_EQ(q->v.size(), 3u);
+  q->~Locked();
+  r2.skip<int>();
+  serial_reader r3(bytes.data());
+  r3.skip<Locked>();
+  EXPECT_EQ(r3.read<int>(), 0x0dd);
+}
+
+TEST(Serialization2022, OldDeserializeFormStillAccepted) {
+  // Samples (above) uses deserialize(Reader&, void*); it also reads into an optional.
+  Samples s;
+  s.data = {1.5f, 2.5f};
+  s.name = "old";
+  auto bytes = bytes_of(s);
+  serial_reader r(bytes.data());
+  std::optional<Samples> o;
+  r.read_into<Samples>(o);
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(o->data, s.data);
+  EXPECT_EQ(o->name, "old");
+  EXPECT_EQ(r.read<int>(), 0x0dd);
+}
+
+TEST(Serialization2022, ReadIntoOptionalEveryKind) {
+  {  // trivial
+    auto bytes = bytes_of(42);
+    serial_reader r(bytes.data());
+    std::optional<int> o = 7;
+    EXPECT_EQ(*r.read_into<int>(o), 42);
+    EXPECT_EQ(r.read<int>(), 0x0dd);
+  }
+  {  // library type
+    auto bytes = bytes_of(std::vector<std::string>{"a", "b"});
+    serial_reader r(bytes.data());
+    upcxx::optional<std::vector<std::string>> o;
+    r.read_into<std::vector<std::string>>(o);
+    EXPECT_EQ(o->at(1), "b");
+    EXPECT_EQ(r.read<int>(), 0x0dd);
+  }
+  {  // UPCXX_SERIALIZED_FIELDS
+    Base1 b;
+    b.id = 3;
+    b.name = "three";
+    auto bytes = bytes_of(b);
+    serial_reader r(bytes.data());
+    std::optional<Base1> o;
+    r.read_into<Base1>(o);
+    EXPECT_EQ(*o, b);
+    EXPECT_EQ(r.read<int>(), 0x0dd);
+  }
+  {  // UPCXX_SERIALIZED_VALUES, not movable: in place
+    auto bytes = bytes_of(Pinned(5));
+    serial_reader r(bytes.data());
+    std::optional<Pinned> o(std::in_place, 1);
+    EXPECT_EQ(r.read_into<Pinned>(o)->value, 5);
+    EXPECT_EQ(r.read<int>(), 0x0dd);
+  }
+  {  // the old value is destroyed, exactly once
+    Counted::live = 0;
+    {
+      auto bytes = bytes_of(Counted("new"));
+      serial_reader r(bytes.data());
+      std::optional<Counted> o(std::in_place, "old");
+      EXPECT_EQ(Counted::live, 1);
+      r.read_into<Counted>(o);
+      EXPECT_EQ(Counted::live, 1);
+      EXPECT_EQ(o->text, "new");
+    }
+    EXPECT_EQ(Counted::live, 0);
+  }
+}
+
+TEST(Serialization2022, OverwriteForms) {
+  Counted::live = 0;
+  {
+    alignas(16) std::byte buf[512];
+    serial_writer w(buf, sizeof buf);
+    w.write(Counted("one"));
+    Counted two[2] = {Counted("two-a"), Counted("two-b")};
+    w.write_sequence(two, two + 2);
+    std::string grid[2][3] = {{"a", "b", "c"}, {"d", "e", "f"}};
+    w.write(grid);
+    w.write(int{0x0dd});
+    EXPECT_EQ(Counted::live, 2);
+
+    serial_reader r(w.data());
+    Counted target("stale");
+    Counted* p = r.read_overwrite<Counted>(target);
+    EXPECT_EQ(p, &target);
+    EXPECT_EQ(target.text, "one");
+    EXPECT_EQ(Counted::live, 3);  // the stale value was destroyed, not leaked
+    Counted seq[2];
+    EXPECT_EQ(r.read_sequence_overwrite<Counted>(seq, 2), seq);
+    EXPECT_EQ(seq[1].text, "two-b");
+    EXPECT_EQ(Counted::live, 5);
+    std::string g[2][3];
+    auto* gp = r.read_overwrite<std::string[2][3]>(g);
+    EXPECT_EQ(static_cast<void*>(gp), static_cast<void*>(g));
+    EXPECT_EQ(g[1][2], "f");
+    EXPECT_EQ(r.read<int>(), 0x0dd);
+  }
+  EXPECT_EQ(Counted::live, 0);
+  // An empty sequence touches nothing, not even the pointer.
+  alignas(16) std::byte buf[16];
+  serial_writer w(buf, sizeof buf);
+  w.write(int{1});
+  serial_reader r(w.data());
+  EXPECT_EQ(r.read_sequence_overwrite<std::string>(nullptr, 0), nullptr);
+  EXPECT_EQ(r.read<int>(), 1);
+}
+
+TEST(Serialization2022, DeserializingIteratorIntoOptionalAndOverwrite) {
+  std::vector<std::string> words{"alpha", "beta", "gamma"};
+  view<std::string> back = round_trip(make_view(words));
+  auto it = back.begin();
+  upcxx::optional<std::string> o("previous");
+  EXPECT_EQ(*it.deserialize_into(o), "alpha");
+  ++it;
+  std::string s = "will be overwritten";
+  EXPECT_EQ(it.deserialize_overwrite(s), &s);
+  EXPECT_EQ(s, "beta");
+  // Pinned elements can only be had in place.
+  Pinned pins[2] = {Pinned(3), Pinned(4)};
+  alignas(16) std::byte buf[256];
+  serial_writer w(buf, sizeof buf);
+  w.write(make_view(pins, pins + 2));
+  serial_reader r(w.data());
+  view<Pinned> pv = r.read<view<Pinned>>();
+  std::optional<Pinned> po;
+  auto pit = pv.begin();
+  ++pit;
+  EXPECT_EQ(pit.deserialize_into(po)->value, 4);
+  Pinned over(0);
+  pv.begin().deserialize_overwrite(over);
+  EXPECT_EQ(over.value, 3);
+}
+
+TEST(Serialization2022, ReferenceWrapper) {
+  using RS = std::reference_wrapper<std::string>;
+  using RCI = std::reference_wrapper<const int>;
+  static_assert(std::is_trivially_copyable_v<RS>);
+  static_assert(!is_trivially_serializable<RS>::value);
+  static_assert(!is_trivially_serializable<RCI>::value);
+  static_assert(is_serializable<RS>::value && is_serializable<RCI>::value);
+  static_assert(!is_serializable<std::reference_wrapper<Deleted1>>::value);
+  static_assert(std::is_same_v<deserialized_type_t<RS>, std::string>);
+  static_assert(std::is_same_v<deserialized_type_t<RCI>, int>);
+  static_assert(std::is_same_v<deserialized_type_t<std::vector<RS>>, std::vector<std::string>>);
+  static_assert(!upcxx::serialization_traits<RCI>::is_actually_trivially_serializable);
+  std::string s = "referent";
+  EXPECT_EQ(round_trip(std::ref(s)), "referent");
+  int i = 17;
+  EXPECT_EQ(round_trip(std::cref(i)), 17);
+  std::string t = "other";
+  std::vector<RS> refs{std::ref(s), std::ref(t)};
+  EXPECT_EQ(round_trip(refs), (std::vector<std::string>{"referent", "other"}));
+  // Through a reference to the wrapper too, and the bytes are those of the referent.
+  EXPECT_EQ(bytes_of(std::ref(s)), bytes_of(s));
+  EXPECT_EQ(upcxx::serialization_traits<RS>::deserialized_value(std::ref(s)), "referent");
+  // A non-movable referent deserializes in place.
+  Pinned p(8);
+  auto bytes = bytes_of(std::cref(p));
+  serial_reader r(bytes.data());
+  alignas(Pinned) unsigned char storage[sizeof(Pinned)];
+  EXPECT_EQ(r.read_into<std::reference_wrapper<const Pinned>>(storage)->value, 8);
+}
+
+TEST(Serialization2022, ActuallyTriviallySerializable) {
+  static_assert(upcxx::serialization_traits<int>::is_actually_trivially_serializable);
+  static_assert(upcxx::serialization_traits<const int&>::is_actually_trivially_serializable);
+  static_assert(upcxx::serialization_traits<std::pair<const int, char>>::is_actually_trivially_serializable);
+  static_assert(upcxx::serialization_traits<upcxx::optional<double>>::is_actually_trivially_serializable);
+  static_assert(upcxx::serialization_traits<upcxx::digest>::is_actually_trivially_serializable);
+  static_assert(!upcxx::serialization_traits<std::string>::is_actually_trivially_serializable);
+  static_assert(!upcxx::serialization_traits<Pinned>::is_actually_trivially_serializable);
+  static_assert(!upcxx::serialization_traits<view<int>>::is_actually_trivially_serializable);
+  static_assert(!upcxx::serialization_traits<upcxx::optional<std::string>>::is_actually_trivially_serializable);
+}
+
+TEST(Serialization2022, OptionalIsStdOptional) {
+  static_assert(std::is_same_v<upcxx::optional<int>, std::optional<int>>);
+  static_assert(std::is_same_v<upcxx::nullopt_t, std::nullopt_t>);
+  static_assert(std::is_same_v<upcxx::in_place_t, std::in_place_t>);
+  static_assert(std::is_base_of_v<std::exception, upcxx::bad_optional_access>);
+  static_assert(is_trivially_serializable<upcxx::optional<int>>::value);
+  static_assert(!is_trivially_serializable<upcxx::optional<std::string>>::value);
+  static_assert(std::is_same_v<deserialized_type_t<upcxx::optional<view<int>>>, upcxx::optional<view<int>>>);
+  upcxx::optional<std::vector<int>> empty = upcxx::nullopt;
+  EXPECT_FALSE(round_trip(empty).has_value());
+  auto full = upcxx::make_optional(std::string("value"));
+  EXPECT_EQ(round_trip(full), full);
+  upcxx::optional<Base1> fields(upcxx::in_place);
+  fields->name = "f";
+  EXPECT_EQ(round_trip(fields)->name, "f");
+  EXPECT_THROW((void)upcxx::optional<int>().value(), upcxx::bad_optional_access);
+}
+
+TEST(Serialization2022, Digest) {
+  using upcxx::digest;
+  static_assert(std::is_trivially_copyable_v<digest> && sizeof(digest) == 16);
+  static_assert(is_trivially_serializable<digest>::value);
+  static_assert(std::is_same_v<upcxx::detail::digest, digest>);
+  constexpr digest z = digest::zero();
+  static_assert(z.w0 == 0 && z.w1 == 0);
+  constexpr digest a = z.eat(1);
+  static_assert(a == digest::zero().eat(1, 0));  // deterministic, usable in constant expressions
+  EXPECT_NE(a, z);
+  EXPECT_NE(z.eat(1), z.eat(2));
+  EXPECT_NE(z.eat(1, 2), z.eat(2, 1));
+  EXPECT_NE(z.eat(1).eat(2), z.eat(2).eat(1));
+  EXPECT_EQ(z.eat(a), z.eat(a.w0, a.w1));
+  digest b = z.eat(2);
+  EXPECT_TRUE((a < b) != (b < a));
+  EXPECT_TRUE(a <= a && a >= a && !(a < a) && !(a > a) && a == a);
+  EXPECT_EQ(a < b, !(a >= b));
+  EXPECT_EQ(a > b, b < a);
+  EXPECT_EQ(std::hash<digest>{}(a), a.w0);
+  // As a key: many distinct digests stay distinct.
+  std::unordered_map<digest, int> table;
+  std::set<digest> ordered;
+  for (int i = 0; i < 1000; ++i) {
+    digest d = z.eat(static_cast<std::uint64_t>(i)).eat(7);
+    table[d] = i;
+    ordered.insert(d);
+  }
+  EXPECT_EQ(table.size(), 1000u);
+  EXPECT_EQ(ordered.size(), 1000u);
+  EXPECT_EQ(table.at(z.eat(500).eat(7)), 500);
+  EXPECT_EQ(round_trip(a), a);
 }
 
 }  // namespace

@@ -37,6 +37,7 @@
 #include <cstring>
 #include <deque>
 #include <forward_list>
+#include <functional>
 #include <iterator>
 #include <list>
 #include <map>
@@ -294,15 +295,52 @@ template <typename T>
 struct deserialized_by_kind<T, serial_kind::values> {
   using type = T;
 };
+// Custom deserialize functions come in two forms (spec 6.2.3 as revised in UPC++ 2022.9):
+//   template <typename Reader, typename Storage> static U* deserialize(Reader&, Storage);
+//     (2022.9) builds the object with storage.construct(args...), which may place it in raw
+//     memory or emplace it into a managed object such as an optional;
+//   template <typename Reader> static U* deserialize(Reader&, void* storage);
+//     (2020.10, deprecated by UPC++ but accepted) placement-news the object at storage.
+// The form is told by whether deserialize accepts a Storage; the result type U comes from
+// the declared return type either way. This probe stands for every Storage type: it is
+// never called.
+struct storage_probe {
+  template <typename... A>
+  void* construct(A&&...) const;
+};
+// (Overloads rather than is_detected_v: GCC does not treat a failed call in an alias
+// template as a substitution failure when the alias's expansion is looked at twice.)
+template <typename S>
+auto custom_deserialize_storage_form(int)
+    -> detail::type_identity<decltype(S::deserialize(std::declval<serial_reader&>(), std::declval<storage_probe&>()))>;
+template <typename S>
+void custom_deserialize_storage_form(...);
+template <typename S>
+auto custom_deserialize_void_form(int)
+    -> detail::type_identity<decltype(S::deserialize(std::declval<serial_reader&>(), std::declval<void*>()))>;
+template <typename S>
+detail::type_identity<void> custom_deserialize_void_form(...);
+template <typename S>
+inline constexpr bool custom_deserialize_takes_storage =
+    !std::is_void_v<decltype(custom_deserialize_storage_form<S>(0))>;
+template <typename S>
+constexpr auto custom_result_probe() {
+  if constexpr (custom_deserialize_takes_storage<S>)
+    return decltype(custom_deserialize_storage_form<S>(0)){};
+  else
+    return decltype(custom_deserialize_void_form<S>(0)){};
+}
+// What S::deserialize returns (U*), or void when it has neither form.
+template <typename S>
+using custom_result_ptr_t = typename decltype(custom_result_probe<S>())::type;
+
 template <typename T>
 struct deserialized_by_kind<T, serial_kind::specialized> {
-  using type = std::remove_pointer_t<decltype(::upcxx::serialization<T>::deserialize(std::declval<serial_reader&>(),
-                                                                                     std::declval<void*>()))>;
+  using type = std::remove_pointer_t<custom_result_ptr_t<::upcxx::serialization<T>>>;
 };
 template <typename T>
 struct deserialized_by_kind<T, serial_kind::nested> {
-  using type = std::remove_pointer_t<decltype(T::upcxx_serialization::deserialize(std::declval<serial_reader&>(),
-                                                                                  std::declval<void*>()))>;
+  using type = std::remove_pointer_t<custom_result_ptr_t<typename T::upcxx_serialization>>;
 };
 template <typename T>
 struct deserialized_by_kind<T, serial_kind::builtin> {
@@ -552,6 +590,18 @@ class serial_reader {
   // Reads num_items objects written as T into an array at storage.
   template <typename T, std::enable_if_t<serializable_v<T>, int> = 0>
   deserialized_t<T>* read_sequence_into(void* storage, std::size_t num_items);
+  // UPC++ 2022.9: constructs the object in an optional (destroying the value it held, as
+  // emplace does) and returns a pointer to it. Custom deserialize functions of the 2022.9
+  // form and the class macros construct it in place (no move), others move it in once.
+  template <typename T, std::enable_if_t<serializable_v<T>, int> = 0>
+  deserialized_t<T>* read_into(std::optional<deserialized_t<T>>& storage);
+  // UPC++ 2022.9: destroy the object(s) at storage, then read into the same place as
+  // read_into / read_sequence_into do. For reading into members of an object deserialize
+  // has already constructed. T may be an array type for read_overwrite.
+  template <typename T, std::enable_if_t<serializable_or_array_v<T>, int> = 0>
+  deserialized_t<T>* read_overwrite(deserialized_t<T>& storage);
+  template <typename T, std::enable_if_t<serializable_v<T>, int> = 0>
+  deserialized_t<T>* read_sequence_overwrite(deserialized_t<T>* storage, std::size_t num_items);
   // Gannet extension (as in later UPC++ revisions): pass over objects without keeping them.
   // Cheap for TriviallySerializable types, strings and containers of them; user-defined
   // custom serialization is deserialized and destroyed.
@@ -761,6 +811,16 @@ struct serializer<T, serial_kind::fields> {
     read_fields(r, *p);
     return p;
   }
+  template <typename O>
+  static O* read_into_optional(serial_reader& r, std::optional<O>& o) {
+    o.reset();
+    if constexpr (std::is_default_constructible_v<T> && !std::is_const_v<O>) {  // public: optional calls it
+      read_fields(r, o.emplace());
+      return addr_of(*o);
+    } else {
+      return addr_of(o.emplace(read(r)));
+    }
+  }
   static void skip(serial_reader& r) { skip_all(r, field_types{}); }
   template <typename... X>
   static void skip_all(serial_reader& r, type_list<X...>) {
@@ -817,6 +877,21 @@ struct serializer<T, serial_kind::values> {
     auto make = [storage](auto&&... a) { return serialization_access::construct<T>(storage, std::move(a)...); };
     return read_values(r, values{}, make);
   }
+  // std::optional can only call public constructors.
+  template <typename... V>
+  static constexpr bool emplaceable(type_list<V...>) {
+    return std::is_constructible_v<T, deserialized_t<V>&&...>;
+  }
+  template <typename O>
+  static O* read_into_optional(serial_reader& r, std::optional<O>& o) {
+    o.reset();
+    if constexpr (emplaceable(values{})) {
+      auto make = [&o](auto&&... a) { return addr_of(o.emplace(std::move(a)...)); };
+      return read_values(r, values{}, make);
+    } else {
+      return addr_of(o.emplace(read(r)));
+    }
+  }
   static void skip(serial_reader& r) { skip_all(r, values{}); }
   template <typename... V>
   static void skip_all(serial_reader& r, type_list<V...>) {
@@ -828,14 +903,39 @@ struct serializer<T, serial_kind::values> {
 template <typename S, typename T>
 using custom_serialize_probe = decltype(S::serialize(std::declval<serial_writer&>(), std::declval<const T&>()));
 template <typename S>
-using custom_deserialize_probe = decltype(S::deserialize(std::declval<serial_reader&>(), std::declval<void*>()));
-template <typename S>
 constexpr bool custom_deserialize_ok() {
-  if constexpr (is_detected_v<custom_deserialize_probe, S>)
-    return std::is_convertible_v<custom_deserialize_probe<S>, const volatile void*>;
-  else
-    return false;
+  using P = custom_result_ptr_t<S>;
+  return std::is_pointer_v<P> && std::is_object_v<std::remove_pointer_t<P>>;
 }
+
+// The Storage objects the 2022.9 form of deserialize receives. construct(args...) builds the
+// deserialized object from args (parenthesized, as emplace does) and returns a pointer to
+// it; call it once. They are passed as lvalues, so deserialize may take its Storage by
+// value, by reference or by forwarding reference.
+template <typename U>
+class raw_storage {  // constructs at a caller's suitably aligned bytes
+ public:
+  explicit raw_storage(void* at) noexcept : at_(at) {}
+  template <typename... A>
+  U* construct(A&&... a) const {
+    return ::new (at_) U(std::forward<A>(a)...);
+  }
+
+ private:
+  void* at_;
+};
+template <typename U, typename O = U>
+class optional_storage {  // emplaces into a std::optional<O> (O is U or const U)
+ public:
+  explicit optional_storage(std::optional<O>& o) noexcept : o_(&o) {}
+  template <typename... A>
+  U* construct(A&&... a) const {
+    return const_cast<U*>(addr_of(o_->emplace(std::forward<A>(a)...)));
+  }
+
+ private:
+  std::optional<O>* o_;
+};
 
 template <typename T, typename S>
 struct custom_serializer {
@@ -844,23 +944,55 @@ struct custom_serializer {
                 "serialize(Writer&, T const&) (spec 6.2.3 ¶13-14)");
   static_assert(custom_deserialize_ok<S>(),
                 "upcxx: custom serialization must define a public static member template "
-                "U* deserialize(Reader&, void*) (spec 6.2.3 ¶13-15)");
-  using result = std::remove_pointer_t<decltype(S::deserialize(std::declval<serial_reader&>(), std::declval<void*>()))>;
+                "U* deserialize(Reader&, Storage) or U* deserialize(Reader&, void*) with U* spelled as "
+                "its return type (spec 6.2.3 ¶13-15)");
+  using result = std::remove_pointer_t<custom_result_ptr_t<S>>;
+  using plain = std::remove_cv_t<result>;
+  static constexpr bool takes_storage = custom_deserialize_takes_storage<S>;
   static constexpr std::size_t static_size = 0;
 
   static void write(serial_writer& w, const T& v) { S::serialize(w, v); }
-  static result* read_into(serial_reader& r, void* storage) { return S::deserialize(r, storage); }
+  static result* read_into(serial_reader& r, void* storage) {
+    if constexpr (takes_storage) {
+      raw_storage<plain> st(storage);
+      result* p = S::deserialize(r, st);
+      UPCXX_DETAIL_SERIAL_CHECK(static_cast<const volatile void*>(p) == storage,
+                                "deserialize(Reader&, Storage) must return what storage.construct() returned");
+      return p;
+    } else {
+      return S::deserialize(r, storage);
+    }
+  }
+  // The 2022.9 form emplaces straight into the optional; the 2020.10 form builds the object
+  // aside and moves it in.
+  template <typename O>
+  static O* read_into_optional(serial_reader& r, std::optional<O>& o) {
+    o.reset();
+    if constexpr (takes_storage) {
+      optional_storage<plain, O> st(o);
+      result* p = S::deserialize(r, st);
+      UPCXX_DETAIL_SERIAL_CHECK(o.has_value() && static_cast<const volatile void*>(p) == addr_of(*o),
+                                "deserialize(Reader&, Storage) must return what storage.construct() returned");
+      return addr_of(*o);
+    } else {
+      alignas(result) unsigned char buf[sizeof(result)];
+      result* p = S::deserialize(r, buf);
+      o.emplace(std::move(*p));
+      p->~result();
+      return addr_of(*o);
+    }
+  }
   // deserialize constructs in place; by value costs one move (allowed by spec 6.1 ¶15).
   static result read(serial_reader& r) {
     alignas(result) unsigned char buf[sizeof(result)];
-    result* p = S::deserialize(r, buf);
+    result* p = read_into(r, buf);
     result out(std::move(*p));
     p->~result();
     return out;
   }
   static void skip(serial_reader& r) {
     alignas(result) unsigned char buf[sizeof(result)];
-    S::deserialize(r, buf)->~result();
+    read_into(r, buf)->~result();
   }
 };
 template <typename T>
@@ -869,13 +1001,34 @@ template <typename T>
 struct serializer<T, serial_kind::nested> : custom_serializer<T, typename T::upcxx_serialization> {};
 
 // ---- library support ----
+template <typename B>
+using builtin_read_into_probe = decltype(B::read_into(std::declval<serial_reader&>(), std::declval<void*>()));
 template <typename T>
 struct serializer<T, serial_kind::builtin> : builtin<T> {
   using deserialized_type = typename builtin<T>::deserialized_type;
   static constexpr std::size_t static_size = builtin<T>::size_bound();
   static deserialized_type* read_into(serial_reader& r, void* storage) {
-    return ::new (storage) deserialized_type(builtin<T>::read(r));  // no move: guaranteed elision
+    if constexpr (is_detected_v<builtin_read_into_probe, builtin<T>>)
+      return builtin<T>::read_into(r, storage);
+    else
+      return ::new (storage) deserialized_type(builtin<T>::read(r));  // no move: guaranteed elision
   }
+};
+
+// std::reference_wrapper<T> (UPC++ 2022.9, spec issue 199): serialized through, as a
+// reference is: the referent is written, and deserialization produces a
+// deserialized_type_t<T> (const dropped, as for const T&). Never TriviallySerializable
+// (serialization.hpp), although the wrapper itself is trivially copyable.
+template <typename T>
+struct builtin<std::reference_wrapper<T>> {
+  using U = std::remove_const_t<T>;
+  static constexpr bool enabled = !std::is_volatile_v<T> && serializable_v<U>;
+  using deserialized_type = deserialized_lazy_t<U>;
+  static constexpr std::size_t size_bound() { return static_serialized_size<U>(); }
+  static void write(serial_writer& w, const std::reference_wrapper<T>& ref) { w.write(ref.get()); }
+  static deserialized_type read(serial_reader& r) { return r.read<U>(); }
+  static deserialized_type* read_into(serial_reader& r, void* storage) { return r.read_into<U>(storage); }
+  static void skip(serial_reader& r) { r.skip<U>(); }
 };
 
 // std::basic_string (spec 6.3 ¶21): the characters are one memcpy each way.
@@ -1401,6 +1554,50 @@ deserialized_t<T>* serial_reader::read_sequence_into(void* storage, std::size_t 
       serializer<U>::read_into(*this, static_cast<std::byte*>(storage) + i * sizeof(D));
   }
   return static_cast<D*>(storage);
+}
+
+// Ends the lifetime of the object(s) x names, as read_overwrite requires.
+template <typename X>
+void destroy_in_place(X& x) {
+  if constexpr (std::is_array_v<X>) {
+    for (auto& e : x) destroy_in_place(e);
+  } else if constexpr (!std::is_trivially_destructible_v<X>) {
+    x.~X();
+  }
+}
+template <typename X>
+void* storage_of(X& x) {
+  return const_cast<void*>(static_cast<const volatile void*>(addr_of(x)));
+}
+
+// Reads into an optional: per kind, in place where the kind allows it.
+template <typename U, typename O>
+O* read_into_optional(serial_reader& r, std::optional<O>& o) {
+  constexpr serial_kind k = kind_of<U>();
+  if constexpr (k == serial_kind::specialized || k == serial_kind::nested || k == serial_kind::fields ||
+                k == serial_kind::values) {
+    return serializer<U>::read_into_optional(r, o);
+  } else {
+    o.reset();
+    return addr_of(o.emplace(serializer<U>::read(r)));
+  }
+}
+
+template <typename T, std::enable_if_t<serializable_v<T>, int>>
+deserialized_t<T>* serial_reader::read_into(std::optional<deserialized_t<T>>& storage) {
+  return read_into_optional<detail::remove_cvref_t<T>>(*this, storage);
+}
+
+template <typename T, std::enable_if_t<serializable_or_array_v<T>, int>>
+deserialized_t<T>* serial_reader::read_overwrite(deserialized_t<T>& storage) {
+  destroy_in_place(storage);
+  return read_into<T>(storage_of(storage));
+}
+
+template <typename T, std::enable_if_t<serializable_v<T>, int>>
+deserialized_t<T>* serial_reader::read_sequence_overwrite(deserialized_t<T>* storage, std::size_t num_items) {
+  for (std::size_t i = 0; i < num_items; ++i) destroy_in_place(storage[i]);
+  return read_sequence_into<T>(const_cast<void*>(static_cast<const volatile void*>(storage)), num_items);
 }
 
 template <typename T, std::enable_if_t<serializable_or_array_v<T>, int>>
