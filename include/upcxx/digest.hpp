@@ -70,7 +70,9 @@ using digest = ::upcxx::digest;  // where UPC++ 2021.3 and later keep it
 }  // namespace upcxx
 
 // The first word: already well mixed by eat().
+namespace std {
 template <>
-struct std::hash<upcxx::digest> {
-  std::size_t operator()(upcxx::digest x) const noexcept { return static_cast<std::size_t>(x.w0); }
+struct hash<upcxx::digest> {
+  size_t operator()(upcxx::digest x) const noexcept { return static_cast<size_t>(x.w0); }
 };
+}  // namespace std
