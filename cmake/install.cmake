@@ -20,8 +20,9 @@ file(STRINGS "${PROJECT_SOURCE_DIR}/include/upcxx/version.hpp" _gannet_upcxx_ver
 if(NOT _gannet_upcxx_version_line MATCHES "UPCXX_VERSION ([0-9][0-9][0-9][0-9])([0-9][0-9])([0-9][0-9])")
   message(FATAL_ERROR "cannot read UPCXX_VERSION from include/upcxx/version.hpp")
 endif()
-math(EXPR _gannet_upcxx_patch "${CMAKE_MATCH_3}")  # drops the leading zero: 00 -> 0
-set(GANNET_UPCXX_VERSION "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}.${_gannet_upcxx_patch}")
+math(EXPR _gannet_upcxx_minor "${CMAKE_MATCH_2}")  # drops the leading zero: 09 -> 9
+math(EXPR _gannet_upcxx_patch "${CMAKE_MATCH_3}")  # 00 -> 0
+set(GANNET_UPCXX_VERSION "${CMAKE_MATCH_1}.${_gannet_upcxx_minor}.${_gannet_upcxx_patch}")
 
 # A library built with sanitizers only links into programs linked with the same runtime, so
 # the wrapper, upcxx-meta, pkg-config and the exported CMake targets carry the flag along.

@@ -47,7 +47,7 @@ class say {
 
  private:
   void start(const char* prefix) {
-    if (!prefix) return;
+    if (!prefix) prefix = "[%d] ";  // as Gannet's say(nullptr) always did
     const int rank = detail::g_state.init_count > 0 ? detail::g_state.rank_me : 0;
     for (const char* p = prefix; *p; ++p) {
       if (p[0] == '%' && p[1] == 'd') {

@@ -260,7 +260,8 @@ void on_large(const tr::am_message& m) {
 void on_large_done(const tr::am_message& m) {
   large_ref ref;
   std::memcpy(&ref, m.payload.data(), sizeof ref);
-  upcxx::detail::heap_deallocate(reinterpret_cast<void*>(ref.owner_addr));
+  // Straight to the allocator: a record may come back after destroy_heap() has begun.
+  my_heap().deallocate(reinterpret_cast<void*>(ref.owner_addr));
   --g_large_outstanding;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -63,7 +64,8 @@ struct runtime {
   std::optional<upcxx::team> local;
   std::size_t heap_bytes = 0;
   std::byte* scratch = nullptr;  // this rank's scratch area (start of its segment)
-  bool heap_destroyed = false;   // between experimental::destroy_heap and restore_heap
+  // From the start of experimental::destroy_heap to restore_heap: allocation returns null.
+  std::atomic<bool> heap_destroyed{false};
   std::mutex say_mutex;
 };
 
@@ -479,26 +481,27 @@ namespace experimental {
 void destroy_heap() {
   detail::check_init("upcxx::experimental::destroy_heap()", ::upcxx::detail::source_loc::current());
   auto& r = rt();
-  if (r.heap_destroyed) gannet::util::fatal("upcxx::experimental::destroy_heap(): the shared heap is already destroyed");
-  barrier();  // user objects are dead from here on
-  // Our large RPC bodies live in the heap until their targets are done with them; every rank
-  // waits in user-level progress (here, then in the barrier), so every such body is run.
+  if (r.heap_destroyed.exchange(true))
+    gannet::util::fatal("upcxx::experimental::destroy_heap(): the shared heap is already destroyed");
+  // From here no new large RPC record of ours goes into the heap (they travel in pieces), and
+  // user objects are dead. The records already there wait for their targets: every rank waits
+  // in user-level progress, here and in both barriers, so every such body is run and freed.
+  barrier();
   gannet::runtime::wait_until_aborting_or([](void*) { return gannet::runtime::rpc_large_outstanding() == 0; },
                                           nullptr);
   barrier();
+  gannet::runtime::runtime_lock lock;  // threadmode par: no other thread is inside the allocator
   if (std::size_t live = r.heap->live_blocks(); live > 0)
     say(std::cerr) << "upcxx::experimental::destroy_heap(): " << live
                    << " objects still allocated in this rank's shared heap are destroyed with it";
   r.heap.emplace(r.scratch + gannet::runtime::scratch_bytes, r.heap_bytes - gannet::runtime::scratch_bytes);
-  r.heap_destroyed = true;
 }
 
 void restore_heap() {
   detail::check_init("upcxx::experimental::restore_heap()", ::upcxx::detail::source_loc::current());
   auto& r = rt();
-  if (!r.heap_destroyed)
+  if (!r.heap_destroyed.exchange(false))
     gannet::util::fatal("upcxx::experimental::restore_heap(): the shared heap was not destroyed (call destroy_heap() first)");
-  r.heap_destroyed = false;
   barrier();
 }
 
@@ -640,7 +643,9 @@ bool os_env_size(const char* text, std::size_t unit, std::int64_t* out) {
   errno = 0;
   long long n = std::strtoll(v.c_str(), &end, 10);
   if (errno == 0 && end != v.c_str() && *end == '\0') {
-    *out = static_cast<std::int64_t>(n) * static_cast<std::int64_t>(unit > 1 ? unit : 1);
+    const auto u = static_cast<std::int64_t>(unit > 1 ? unit : 1);
+    if (n < 0 || n > INT64_MAX / u) return false;
+    *out = static_cast<std::int64_t>(n) * u;
     return true;
   }
   std::string why;

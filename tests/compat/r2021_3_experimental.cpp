@@ -48,6 +48,19 @@ int main() {
   // the heap is restored.
   auto leftover = upcxx::new_array<double>(1000);
   COMPAT_CHECK(leftover);
+  // Large RPCs in flight across destroy_heap (their bodies travel through the sender's heap),
+  // and bodies that answer with large RPCs of their own while ranks are inside it.
+  constexpr int k = 4;
+  static int large_received = 0;
+  for (int i = 0; i < k; ++i)
+    upcxx::rpc_ff(
+        (me + 1) % n,
+        [](const std::string& s, bool answer, int from) {
+          COMPAT_CHECK(s.size() == 300000 && s[299999] == 'q');
+          ++large_received;
+          if (answer) upcxx::rpc_ff(from, [](const std::string& t) { COMPAT_CHECK(t.size() == 300000); ++large_received; }, s);
+        },
+        std::string(300000, 'q'), true, me);
   upcxx::experimental::destroy_heap();
   bool refused = false;
   try {
@@ -61,6 +74,7 @@ int main() {
   auto len = upcxx::rpc((me + 1) % n, [](const std::string& s) { return s.size(); }, big).wait();
   COMPAT_CHECK(len == big.size());
   upcxx::restore_heap();  // the 2020.10 spelling
+  while (large_received < 2 * k) upcxx::progress();
   auto fresh = upcxx::new_array<double>(1000);
   COMPAT_CHECK(fresh);
   fresh.local()[999] = 1.5;
