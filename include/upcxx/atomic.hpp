@@ -186,6 +186,7 @@ class atomic_domain final {
   atomic_domain(const std::vector<atomic_op>& ops, const team& tm = world()) : team_(&tm), active_(true) {
 #if UPCXX_ASSERT_ENABLED
     detail::check_master_persona("the upcxx::atomic_domain constructor (collective)");
+    detail::check_collective_context("the upcxx::atomic_domain constructor (collective)");
 #endif
     if (ops.empty())
       detail::fail_at(upcxx::detail::source_loc::current(),
@@ -235,6 +236,7 @@ class atomic_domain final {
       detail::fail_at(upcxx::detail::source_loc::current(),
                       "upcxx::atomic_domain::destroy on an inactive domain (default-constructed, moved from or "
                       "already destroyed)");
+    detail::check_collective_context("upcxx::atomic_domain::destroy (collective)");
     detail::entry_barrier_wait(*team_, lev);
     active_ = false;
   }

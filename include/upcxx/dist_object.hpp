@@ -218,6 +218,7 @@ class dist_object {
 #if UPCXX_ASSERT_ENABLED
     detail::check_init("the upcxx::dist_object constructor or activate() (collective)", upcxx::detail::source_loc::current());
     detail::check_master_persona("the upcxx::dist_object constructor (collective)");
+    detail::check_collective_context("the upcxx::dist_object constructor or activate() (collective)");
 #endif
     id_ = detail::dist_next_id(*team_);
     detail::dist_register(id_, this);

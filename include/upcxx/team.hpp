@@ -35,6 +35,18 @@ class team_id;
 enum class entry_barrier { none, internal, user };
 
 namespace detail {
+// Debug codemode: a collective (team, dist_object and atomic_domain construction and
+// destruction included) initiated inside the restricted context reports it and aborts; an
+// error since UPC++ 2022.9 (spec issues 169, 185). src/coll/coll.cpp.
+[[noreturn]] void fail_collective_restricted(const char* what);
+inline void check_collective_context([[maybe_unused]] const char* what) {
+#if UPCXX_ASSERT_ENABLED
+  if (in_progress()) fail_collective_restricted(what);
+#endif
+}
+}  // namespace detail
+
+namespace detail {
 team& team_from_id(std::uint64_t id);  // runtime.cpp
 std::uint64_t team_id_of(const team& t);
 void team_when_here(std::uint64_t id, promise<team&> pro);

@@ -10,7 +10,8 @@
 //         (UPC++ 2022.3/2023.3 misuse) | team-assign-active (every rank) |
 //         throw-in-rpc | throw-in-then | throw-in-lpc (an exception leaves the callback) |
 //         discharge-in-rpc (an RPC body calls discharge()) |
-//         collective-in-then (a then() callback run by progress starts reduce_all) | ok
+//         collective-in-then (a then() callback run by progress starts reduce_all) |
+//         dist-object-in-rpc (an RPC body constructs a dist_object, a collective) | ok
 // Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
 #include <signal.h>
 #include <unistd.h>
@@ -89,6 +90,9 @@ int main(int argc, char** argv) {
     }
     if (mode == "collective-in-then") {
       upcxx::rpc(me, [] {}).then([] { (void)upcxx::reduce_all(1, upcxx::op_fast_add); }).wait();
+    }
+    if (mode == "dist-object-in-rpc") {
+      upcxx::rpc(me, [] { upcxx::dist_object<int> d(1); }).wait();
     }
     if (mode == "atomic-op-not-in-set") {
       upcxx::atomic_domain<int> ad({upcxx::atomic_op::load});

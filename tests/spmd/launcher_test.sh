@@ -274,6 +274,11 @@ debug-collective-in-then)
   [ "$status" -ne 0 ] || fail "a collective started in a then() callback inside progress was not caught"
   expect_err "upcxx::reduce_all \(collective\) initiated inside the restricted context"
   ;;
+debug-dist-object-in-rpc)
+  launch -n 2 "$crash" dist-object-in-rpc 1
+  [ "$status" -ne 0 ] || fail "a dist_object constructed inside an RPC body was not caught"
+  expect_err "the upcxx::dist_object constructor or activate\(\) \(collective\) initiated inside the restricted context"
+  ;;
 debug-bad-rank)
   launch -n 2 "$crash" bad-rank 1
   [ "$status" -ne 0 ] || fail "bad rank not caught"
