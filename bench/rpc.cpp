@@ -1,11 +1,14 @@
 // RPC figures next to the limits measured in the same run:
 //   round trip of rpc(peer, fn).wait() with no argument, 1 KiB and 64 KiB;
 //   rpc_ff message rate, 1-to-1 and all-to-all, at 8 B and 1 KiB;
+//   the same 1-to-1 rates through experimental::rpc_ff_immediate (UPC++ 2025.10) with the
+//   usual retry loop, next to rpc_ff's, and how often it was refused;
 //   barrier() latency.
 // Run: gannet-run -n 2 gannet-bench-rpc   (rank 0 measures the 1-to-1 figures)
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include <upcxx/upcxx.hpp>
@@ -18,6 +21,21 @@ namespace gb = gannet::bench;
 namespace {
 bool g_stop = false;
 long g_count = 0;
+long g_refused = 0;
+
+// Immediate mode as programs use it: retry after progress while the network is busy.
+template <typename Fn, typename... Args>
+void ff_immediate(int rank, Fn fn, const Args&... args) {
+  for (;;) {
+    try {
+      upcxx::experimental::rpc_ff_immediate(rank, fn, args...);
+      return;
+    } catch (const upcxx::experimental::network_busy&) {
+      ++g_refused;
+      upcxx::progress();
+    }
+  }
+}
 
 }  // namespace
 
@@ -86,10 +104,20 @@ int main() {
   long value = 0;
   auto ff8 = one_to_one([&] { upcxx::rpc_ff(1, [](long) { ++g_count; }, value); }, 1000000);
   auto ff1k = one_to_one([&] { upcxx::rpc_ff(1, [](const std::array<char, 1024>&) { ++g_count; }, one_k); }, 200000);
+  g_refused = 0;
+  auto ffi8 = one_to_one([&] { ff_immediate(1, [](long) { ++g_count; }, value); }, 1000000);
+  const long refused8 = std::exchange(g_refused, 0);
+  auto ffi1k = one_to_one([&] { ff_immediate(1, [](const std::array<char, 1024>&) { ++g_count; }, one_k); }, 200000);
+  const long refused1k = std::exchange(g_refused, 0);
   row("rpc_ff_1to1_8b", ff8, 1, "ns");
   row("rpc_ff_1to1_1k", ff1k, 1, "ns");
   if (me == 0)
     std::printf("rate rpc_ff_1to1_8b=%.1f Mmsg/s rpc_ff_1to1_1k=%.1f Mmsg/s\n", 1e3 / ff8.min_ns, 1e3 / ff1k.min_ns);
+  row("rpc_ff_immediate_1to1_8b", ffi8, ff8.min_ns, "rpc_ff_1to1_8b");
+  row("rpc_ff_immediate_1to1_1k", ffi1k, ff1k.min_ns, "rpc_ff_1to1_1k");
+  if (me == 0)
+    std::printf("refused rpc_ff_immediate_1to1_8b=%ld of %d calls, rpc_ff_immediate_1to1_1k=%ld of %d calls\n",
+                refused8, 7 * 1000000, refused1k, 7 * 200000);
 
   // ---- all-to-all: every rank sends to every other, then waits for all it should get ----
   auto all_to_all = [&](auto send_one, long per_peer) {

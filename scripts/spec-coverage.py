@@ -334,7 +334,8 @@ def render(table, base, later):
             out.append('| `%s` | %s | %s | %s |' % (cell(name), '<br>'.join('`%s`' % cell(s) for s in sigs), st, where))
         out.append('')
     for release, rows in later.items():
-        out += ['## Added in %s' % release, '', '| name | what | status | test |', '|---|---|---|---|']
+        heading = 'Added %s' % release if release.startswith('after') else 'Added in %s' % release
+        out += ['## ' + heading, '', '| name | what | status | test |', '|---|---|---|---|']
         for name, state, where, what in rows:
             st, where = status_cells(state, where)
             out.append('| `%s` | %s | %s | %s |' % (cell(name), cell(what), st, where))

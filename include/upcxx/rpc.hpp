@@ -2,6 +2,9 @@
 //
 //   rpc_ff([team,] rank, [completions,] fn, args...)   fire and forget
 //   rpc([team,] rank, [completions,] fn, args...)      future of fn's result (unwrapped)
+//   experimental::rpc_ff_immediate, experimental::rpc_immediate (UPC++ 2025.10)
+//                                                      the same, but throw network_busy
+//                                                      rather than wait to inject
 //
 // fn and args are serialized before the call returns (source completion is synchronous);
 // the call runs on the target during user-level progress of its master persona, never
@@ -22,6 +25,7 @@
 #include <cstddef>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -237,10 +241,21 @@ inline constexpr bool fixed_layout_call_v = [] {
   }
 }();
 
+template <bool Immediate>
+bool rpc_send_as(intrank_t target, std::byte* record, std::size_t bytes) {
+  if constexpr (Immediate) {
+    return rpc_try_send(target, record, bytes);
+  } else {
+    rpc_send(target, record, bytes);
+    return true;
+  }
+}
+
 // Serializes one call record into a buffer that starts on the stack (no allocation for small
-// calls) and sends it.
-template <typename Fn, typename... Args>
-void send_call(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Args&... args) {
+// calls) and sends it. Immediate: returns false, having sent nothing, where sending would
+// wait for room.
+template <bool Immediate, typename Fn, typename... Args>
+bool send_call_as(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Args&... args) {
   using exec = rpc_exec<Fn, detail::remove_cvref_t<Args>...>;
   constexpr std::uint16_t n_ids = (rpc_arg<detail::remove_cvref_t<Args>>::dist + ... + 0);
   if constexpr (fixed_layout_call_v<Fn, detail::remove_cvref_t<Args>...>) {
@@ -259,7 +274,7 @@ void send_call(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Arg
     if constexpr (!std::is_empty_v<Fn>) std::memcpy(buf + at.fn, addr_of(fn), sizeof(Fn));
     std::size_t i = 0;
     (std::memcpy(buf + at.args[i++], addr_of(args), sizeof(Args)), ...);
-    rpc_send(target, buf, at.end);
+    return rpc_send_as<Immediate>(target, buf, at.end);
   } else {
     alignas(16) std::byte inline_buf[rpc_inline_bytes];
     serial_writer w(inline_buf, sizeof inline_buf);
@@ -270,8 +285,12 @@ void send_call(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Arg
     if constexpr (n_ids % 2 != 0) serialize_into(w, std::uint64_t{0});  // pad the ids to 16
     write_function(w, fn);
     (write_arg(w, args), ...);
-    rpc_send(target, w.data(), w.size());
+    return rpc_send_as<Immediate>(target, w.data(), w.size());
   }
+}
+template <typename Fn, typename... Args>
+void send_call(intrank_t target, std::uint64_t reply_to, const Fn& fn, const Args&... args) {
+  send_call_as<false, Fn>(target, reply_to, fn, args...);
 }
 
 template <typename... V>
@@ -366,44 +385,67 @@ inline constexpr bool only_buffering = false;
 template <bool... B>
 inline constexpr bool only_buffering<completions<buffered_cx<B>...>> = true;
 
-template <typename Cxs, typename Fn, typename... Args>
+// Immediate mode (experimental::rpc_immediate, rpc_ff_immediate; UPC++ 2025.10): the call is
+// sent without waiting, or network_busy is thrown and nothing happened: no completion is
+// prepared or notified (the call is sent before they are prepared; its reply cannot arrive
+// before this returns).
+[[noreturn]] void throw_network_busy(const char* op, intrank_t target);  // rpc.cpp
+
+template <bool Immediate, typename Fn, typename... Args>
+void send_call_or_throw(const char* op, intrank_t target, std::uint64_t reply_to, const Fn& fn,
+                        const Args&... args) {
+  if (!send_call_as<Immediate, Fn>(target, reply_to, fn, args...)) throw_network_busy(op, target);
+}
+
+template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
 auto rpc_ff_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   using C = detail::remove_cvref_t<Cxs>;
+  constexpr const char* op = Immediate ? "upcxx::experimental::rpc_ff_immediate" : "upcxx::rpc_ff";
   static_assert(only_source_events<C>, "rpc_ff provides only source completion (spec 9.2)");
-  check_init("upcxx::rpc_ff", detail::source_loc::current());
-  check_rank("upcxx::rpc_ff", target, g_state.rank_n, detail::source_loc::current());
+  check_init(op, detail::source_loc::current());
+  check_rank(op, target, g_state.rank_n, detail::source_loc::current());
   using F = std::decay_t<Fn>;
   if constexpr (only_buffering<C>) {
-    send_call<F>(target, 0, fn, args...);
+    send_call_or_throw<Immediate, F>(op, target, 0, fn, args...);
   } else {
     cx_async_state<C, std::tuple<>, std::tuple<>> state(C(std::forward<Cxs>(cxs)), target);
+    if constexpr (Immediate) send_call_or_throw<true, F>(op, target, 0, fn, args...);
     if constexpr (std::is_void_v<decltype(state.prepare())>) {
       state.prepare();
-      send_call<F>(target, 0, fn, args...);
+      if constexpr (!Immediate) send_call<F>(target, 0, fn, args...);
       state.template notify<cx_event::source>(std::tuple<>{});  // serialized: the sources are free
     } else {
       auto result = state.prepare();
-      send_call<F>(target, 0, fn, args...);
+      if constexpr (!Immediate) send_call<F>(target, 0, fn, args...);
       state.template notify<cx_event::source>(std::tuple<>{});
       return result;
     }
   }
 }
 
-template <typename Cxs, typename Fn, typename... Args>
+template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
 auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   using C = detail::remove_cvref_t<Cxs>;
   using F = std::decay_t<Fn>;
   using R = rpc_result_t<typename function_holder<F>::stored, detail::remove_cvref_t<Args>...>;
   using vals = typename rpc_values<R>::type;
-  check_init("upcxx::rpc", detail::source_loc::current());
-  check_rank("upcxx::rpc", target, g_state.rank_n, detail::source_loc::current());
+  constexpr const char* op = Immediate ? "upcxx::experimental::rpc_immediate" : "upcxx::rpc";
+  check_init(op, detail::source_loc::current());
+  check_rank(op, target, g_state.rank_n, detail::source_loc::current());
   // One state carries source and operation notifications; the source ones are delivered
   // right after serialization, the operation ones when the reply arrives.
-  auto* state = new rpc_reply_state<C, vals, typename rpc_values<R>::wire>(C(std::forward<Cxs>(cxs)), target);
+  using state_t = rpc_reply_state<C, vals, typename rpc_values<R>::wire>;
+  auto* state = new state_t(C(std::forward<Cxs>(cxs)), target);
   auto& cx = state->cx;  // the reply may delete `state`; cx stays usable until then
+  const auto reply_to = reinterpret_cast<std::uint64_t>(static_cast<reply_base*>(state));
+  if constexpr (Immediate) {
+    if (!send_call_as<true, F>(target, reply_to, fn, args...)) {
+      delete state;
+      throw_network_busy(op, target);
+    }
+  }
   auto send = [&] {
-    send_call<F>(target, reinterpret_cast<std::uint64_t>(static_cast<reply_base*>(state)), fn, args...);
+    if constexpr (!Immediate) send_call<F>(target, reply_to, fn, args...);
     // The reply arrives in a later progress (never inside this call): notifying the
     // source event now is safe.
     cx.template notify<cx_event::source>(std::tuple<>{});
@@ -469,5 +511,60 @@ auto rpc(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&.
   return detail::rpc_impl(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
                           std::forward<Args>(args)...);
 }
+
+namespace experimental {
+
+// Thrown by rpc_immediate and rpc_ff_immediate when the call cannot be sent without waiting
+// (the target's queue is full, or large calls of ours still hold our shared heap); nothing
+// was sent and no completion was notified: try again after progress.
+class network_busy : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Immediate-mode RPC (UPC++ 2025.10): as rpc and rpc_ff, but never stalls injection to
+// wait for network resources; throws network_busy instead.
+template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
+void rpc_ff_immediate(intrank_t recipient, Fn&& fn, Args&&... args) {
+  detail::rpc_ff_impl<true>(recipient, source_cx::as_buffered(), std::forward<Fn>(fn), std::forward<Args>(args)...);
+}
+template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
+auto rpc_ff_immediate(intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_ff_impl<true>(recipient, std::forward<Cx>(completions), std::forward<Fn>(fn),
+                                   std::forward<Args>(args)...);
+}
+template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
+void rpc_ff_immediate(const team& tm, intrank_t recipient, Fn&& fn, Args&&... args) {
+  detail::rpc_ff_impl<true>(tm[recipient], source_cx::as_buffered(), std::forward<Fn>(fn),
+                            std::forward<Args>(args)...);
+}
+template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
+auto rpc_ff_immediate(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_ff_impl<true>(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
+                                   std::forward<Args>(args)...);
+}
+
+template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
+auto rpc_immediate(intrank_t recipient, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl<true>(recipient, source_cx::as_buffered() | operation_cx::as_future(),
+                                std::forward<Fn>(fn), std::forward<Args>(args)...);
+}
+template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
+auto rpc_immediate(intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl<true>(recipient, std::forward<Cx>(completions), std::forward<Fn>(fn),
+                                std::forward<Args>(args)...);
+}
+template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
+auto rpc_immediate(const team& tm, intrank_t recipient, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl<true>(tm[recipient], source_cx::as_buffered() | operation_cx::as_future(),
+                                std::forward<Fn>(fn), std::forward<Args>(args)...);
+}
+template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
+auto rpc_immediate(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl<true>(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
+                                std::forward<Args>(args)...);
+}
+
+}  // namespace experimental
 
 }  // namespace upcxx

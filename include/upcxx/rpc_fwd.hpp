@@ -74,6 +74,9 @@ struct reply_base : pooled {
 // when the batch is full; progress_required() is true meanwhile (spec 10.3). Large records
 // go through the sender's shared heap without another copy at the receiver.
 void rpc_send(intrank_t target, std::byte* record, std::size_t bytes);
+// As rpc_send, but never waits for room (experimental::rpc_immediate): returns false, having
+// sent nothing of the record, where rpc_send would wait.
+bool rpc_try_send(intrank_t target, std::byte* record, std::size_t bytes);
 
 // Encoded executor for a template instantiation, computed once per instantiation.
 template <rpc_exec_fn Fn>

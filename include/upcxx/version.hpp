@@ -10,10 +10,10 @@
 
 // The newest UPC++ release whose host API Gannet completes, as that release spells it
 // ([YYYY][MM][PP]), and the specification revision it implements ([YYYY][MM]00): code that
-// tests `UPCXX_VERSION >= 20230305` for is_ready() (or any gate up to 2023.9) takes the path
-// it takes with UPC++ 2023.9.0. The mapping, release by release: docs/compatibility.md.
-#define UPCXX_VERSION 20230900L
-#define UPCXX_SPEC_VERSION 20230900L
+// tests `UPCXX_VERSION >= 20230305` for is_ready() (or any gate up to 2025.10) takes the path
+// it takes with UPC++ 2025.10.0. The mapping, release by release: docs/compatibility.md.
+#define UPCXX_VERSION 20251000L
+#define UPCXX_SPEC_VERSION 20251000L
 
 #define GANNET_VERSION_MAJOR 0
 #define GANNET_VERSION_MINOR 1

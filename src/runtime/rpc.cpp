@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -39,6 +40,7 @@
 #include "transport/transport.hpp"
 #include "upcxx/allocate.hpp"
 #include "upcxx/persona.hpp"
+#include "upcxx/rpc.hpp"
 #include "upcxx/rpc_fwd.hpp"
 #include "util/log.hpp"
 
@@ -326,6 +328,29 @@ void flush_all() {
   g_batched.store(false, std::memory_order_relaxed);
 }
 
+// Appends a record that fits to target's batch (the batch has room for it).
+[[gnu::always_inline]] inline void append(upcxx::intrank_t target, const std::byte* record, std::size_t bytes, std::size_t padded) {
+  auto& s = st();
+  auto& b = s.batches[static_cast<std::size_t>(target)];
+  if (!b.buf) b.buf.reset(static_cast<std::byte*>(::operator new(g_batch_bytes, std::align_val_t{16})));
+  std::byte* dst = b.buf.get() + b.used;
+  if (bytes <= 128) {
+    // A short inline loop rather than a call, for the common record of a few tens of bytes.
+    std::size_t i = 0;
+    for (; i + 16 <= bytes; i += 16) std::memcpy(dst + i, record + i, 16);
+    for (; i < bytes; ++i) dst[i] = record[i];
+  } else {
+    std::memcpy(dst, record, bytes);
+  }
+  reinterpret_cast<rpc_wire*>(dst)->bytes = static_cast<std::uint32_t>(padded);
+  b.used += padded;
+  if (!b.listed) {
+    b.listed = true;
+    s.dirty.push_back(target);
+    g_batched.store(true, std::memory_order_relaxed);
+  }
+}
+
 void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   runtime_lock lock;
   auto& s = st();
@@ -333,23 +358,7 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   auto& b = s.batches[static_cast<std::size_t>(target)];
   if (padded <= g_batch_record_max) [[likely]] {
     if (b.used + padded > g_batch_bytes) flush(target);
-    if (!b.buf) b.buf.reset(static_cast<std::byte*>(::operator new(g_batch_bytes, std::align_val_t{16})));
-    std::byte* dst = b.buf.get() + b.used;
-    if (bytes <= 128) {
-      // A short inline loop rather than a call, for the common record of a few tens of bytes.
-      std::size_t i = 0;
-      for (; i + 16 <= bytes; i += 16) std::memcpy(dst + i, record + i, 16);
-      for (; i < bytes; ++i) dst[i] = record[i];
-    } else {
-      std::memcpy(dst, record, bytes);
-    }
-    reinterpret_cast<rpc_wire*>(dst)->bytes = static_cast<std::uint32_t>(padded);
-    b.used += padded;
-    if (!b.listed) {
-      b.listed = true;
-      s.dirty.push_back(target);
-      g_batched.store(true, std::memory_order_relaxed);
-    }
+    append(target, record, bytes, padded);
     return;
   }
   if (bytes > UINT32_MAX) util::fatal("an RPC of %zu bytes: calls and results are limited to 4 GiB", bytes);
@@ -387,6 +396,78 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   std::memcpy(buf, record, bytes);
   large_ref ref{reinterpret_cast<std::uint64_t>(buf), bytes};
   tp.am_send(target, am_large, {}, std::as_bytes(std::span(&ref, 1)), tr::op_none);
+}
+
+// Immediate mode (UPC++ 2025.10, experimental::rpc_immediate): send()'s paths, but where
+// send() would wait for room in the target's queue, or for our heap to drain, this returns
+// false having sent nothing of the record. A record that fits still joins the batch (it
+// leaves at the next progress, as any call): only a full batch that cannot leave at once
+// makes the call busy. What is already batched for the target goes first, as always.
+bool try_flush(upcxx::intrank_t target) {
+  auto& b = st().batches[static_cast<std::size_t>(target)];
+  if (b.used == 0) return true;
+  // An immediate send does not poll: no handler can touch the batch meanwhile.
+  auto status = the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(b.buf.get(), b.used),
+                                        tr::op_immediate);
+  if (status == tr::status::would_block) return false;
+  if (status != tr::status::ok) util::fatal("sending a batch of RPCs to rank %d failed", target);
+  b.used = 0;
+  return true;
+}
+
+bool try_send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
+  runtime_lock lock;
+  auto& s = st();
+  const std::size_t padded = upcxx::detail::rpc_pad16(bytes);
+  auto& b = s.batches[static_cast<std::size_t>(target)];
+  if (padded <= g_batch_record_max) {
+    if (b.used + padded > g_batch_bytes && !try_flush(target)) return false;
+    append(target, record, bytes, padded);
+    return true;
+  }
+  if (bytes > UINT32_MAX) util::fatal("an RPC of %zu bytes: calls and results are limited to 4 GiB", bytes);
+  if (!try_flush(target)) return false;
+  auto& tp = the_transport();
+  reinterpret_cast<rpc_wire*>(record)->bytes = static_cast<std::uint32_t>(bytes);
+  if (bytes <= g_max_inline) {
+    auto status = tp.am_send(target, am_batch, {}, std::span<const std::byte>(record, bytes), tr::op_immediate);
+    if (status == tr::status::would_block) return false;
+    if (status != tr::status::ok) util::fatal("sending an RPC to rank %d failed", target);
+    return true;
+  }
+  const bool shares_memory = tp.local_address(target, tp.segment(target).base) != nullptr;
+  if (shares_memory) {
+    void* buf = upcxx::detail::heap_allocate(bytes, 64);
+    // No room while large records of ours still hold heap space: busy, they drain with
+    // progress. No room otherwise (the program fills the heap): the pieces below.
+    if (!buf && g_large_outstanding > 0) return false;
+    if (buf) {
+      std::memcpy(buf, record, bytes);
+      large_ref ref{reinterpret_cast<std::uint64_t>(buf), bytes};
+      auto status = tp.am_send(target, am_large, {}, std::as_bytes(std::span(&ref, 1)), tr::op_immediate);
+      if (status == tr::status::would_block) {
+        my_heap().deallocate(buf);
+        return false;
+      }
+      if (status != tr::status::ok) util::fatal("sending a large RPC to rank %d failed", target);
+      ++g_large_outstanding;
+      return true;
+    }
+  }
+  // In pieces: the first one decides. Once it has left, the record cannot be taken back:
+  // the rest follow as send() sends them, waiting for room if need be (internal progress).
+  rpc_direct_scope internal_only(false);
+  fragment_head head{++s.next_fragmented_id, bytes, 0};
+  const std::size_t piece = (g_max_inline - sizeof head) & ~std::size_t{15};
+  for (; head.offset < bytes; head.offset += piece) {
+    std::size_t n = std::min(piece, bytes - head.offset);
+    auto status = tp.am_send(target, am_fragment, std::as_bytes(std::span(&head, 1)),
+                             std::span<const std::byte>(record + head.offset, n),
+                             head.offset == 0 ? tr::op_immediate : tr::op_none);
+    if (status == tr::status::would_block) return false;
+    if (status != tr::status::ok) util::fatal("sending a large RPC to rank %d failed", target);
+  }
+  return true;
 }
 
 }  // namespace
@@ -476,6 +557,17 @@ namespace upcxx::detail {
 
 void rpc_send(intrank_t target, std::byte* record, std::size_t bytes) {
   gannet::runtime::send(target, record, bytes);
+}
+
+bool rpc_try_send(intrank_t target, std::byte* record, std::size_t bytes) {
+  return gannet::runtime::try_send(target, record, bytes);
+}
+
+void throw_network_busy(const char* op, intrank_t target) {
+  throw upcxx::experimental::network_busy(
+      std::string(op) + ": rank " + std::to_string(target) +
+      " cannot take the call without waiting (its incoming queue is full, or large calls of ours still hold our "
+      "shared heap); nothing was sent: try again after upcxx::progress()");
 }
 
 bool team_is_world(const team& t);           // src/coll/team.cpp

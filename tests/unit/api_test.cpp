@@ -57,7 +57,7 @@ static_assert(std::is_same_v<upcxx::global_ptr<const int>::pointer_type, const i
 static_assert(upcxx::global_ptr<int>::kind == upcxx::memory_kind::host);
 static_assert(std::is_convertible_v<upcxx::global_ptr<int>, upcxx::global_ptr<int, upcxx::memory_kind::any>>);
 static_assert(std::is_same_v<decltype(upcxx::rank_me()), upcxx::intrank_t>);
-static_assert(UPCXX_SPEC_VERSION == 20230900L);
+static_assert(UPCXX_SPEC_VERSION == 20251000L);
 static_assert(UPCXX_VERSION >= 20201000L);
 #ifdef UPCXX_CODEMODE
 #error "the unit tests are built in debug codemode"
