@@ -314,20 +314,29 @@ struct rpc_exec {
     const auto* ids = reinterpret_cast<const std::uint64_t*>(in.body + rpc_ids_offset(wire->kind));
     if constexpr (is_future_v<result>) {
       run_async(in, wire, reply_to);
+    } else if constexpr (std::is_void_v<result>) {
+      guard_callback(body_kind, [&] {
+        serial_reader r(in.body + rpc_stream_offset(wire->kind, wire->dist_ids));
+        function_holder<Fn> f(r);
+        arg_holders<Args...> a(r, ids);
+        a.apply([&](auto&&... v) { std::invoke(*f.fn, std::forward<decltype(v)>(v)...); });
+      });
+      if (reply_to) send_reply(in.source, reply_to);
     } else {
-      serial_reader r(in.body + rpc_stream_offset(wire->kind, wire->dist_ids));
-      function_holder<Fn> f(r);
-      arg_holders<Args...> a(r, ids);
-      auto call = [&](auto&&... v) -> decltype(auto) { return std::invoke(*f.fn, std::forward<decltype(v)>(v)...); };
-      if constexpr (std::is_void_v<result>) {
-        a.apply(call);
-        if (reply_to) send_reply(in.source, reply_to);
-      } else {
-        decltype(auto) value = a.apply(call);
+      // The result may refer into the arguments: the reply is serialized where both live.
+      guard_callback(body_kind, [&] {
+        serial_reader r(in.body + rpc_stream_offset(wire->kind, wire->dist_ids));
+        function_holder<Fn> f(r);
+        arg_holders<Args...> a(r, ids);
+        decltype(auto) value =
+            a.apply([&](auto&&... v) -> decltype(auto) { return std::invoke(*f.fn, std::forward<decltype(v)>(v)...); });
         if (reply_to) send_reply(in.source, reply_to, value);
-      }
+      });
     }
   }
+  // Debug codemode reports an exception that leaves the user's part of a call (its
+  // deserialization and body) here, in the program's codemode (UPC++ 2021.9).
+  static constexpr const char* body_kind = "an RPC body (or a remote_cx::as_rpc callback) run by upcxx::progress()";
 
   // fn returns a future: the deserialized objects (and the bytes views point into) live
   // until it is ready (spec §9.2 ¶42), so they move to the heap.
@@ -345,9 +354,12 @@ struct rpc_exec {
           a(reader, ids) {}
   };
   static void run_async(const rpc_incoming& in, const rpc_wire* wire, std::uint64_t reply_to) {
-    auto* call = new async_call(in, wire);
-    result fut = call->a.apply(
-        [&](auto&&... v) -> result { return std::invoke(*call->f.fn, std::forward<decltype(v)>(v)...); });
+    async_call* call = nullptr;
+    result fut = guard_callback(body_kind, [&] {
+      call = new async_call(in, wire);
+      return call->a.apply(
+          [&](auto&&... v) -> result { return std::invoke(*call->f.fn, std::forward<decltype(v)>(v)...); });
+    });
     intrank_t source = in.source;
     fut.then([call, reply_to, source](const auto&... values) {
       if (reply_to) send_reply(source, reply_to, values...);

@@ -64,21 +64,16 @@ bool progress_once(progress_level level) {
     // RPCs run only in user-level progress of the master persona (spec §9.1, §10.5);
     // arriving otherwise they wait in the backlog.
     const bool rpcs_here = user && g_master.active_with_caller();
-    // then() callbacks and LPCs report an exception themselves (detail::guard_callback, in
-    // the program's codemode); RPC bodies and as_rpc callbacks are reported here, where
-    // the exception arrives after unwinding the message handlers.
-    try {
-      gannet::runtime::runtime_lock lock;
-      gannet::runtime::rpc_flush();  // what we sent since the last progress leaves first
-      gannet::runtime::rpc_direct_scope direct(rpcs_here);
-      if (rpcs_here) did = gannet::runtime::rpc_run_backlog();
-      did = gannet::runtime::the_transport().poll() || did;
-      did = gannet::runtime::world_barrier_poll() || did;  // collectives riding the world barrier
-      // Replies and calls that handlers sent leave now, not at the next progress.
-      if (gannet::runtime::rpc_batched()) gannet::runtime::rpc_flush();
-    } catch (...) {
-      escaped_from("an RPC body (or a remote_cx::as_rpc callback) run by upcxx::progress()");
-    }
+    // RPC bodies, then() callbacks and LPCs report an exception that leaves them themselves
+    // (detail::guard_callback, in the program's codemode), before it unwinds library frames.
+    gannet::runtime::runtime_lock lock;
+    gannet::runtime::rpc_flush();  // what we sent since the last progress leaves first
+    gannet::runtime::rpc_direct_scope direct(rpcs_here);
+    if (rpcs_here) did = gannet::runtime::rpc_run_backlog();
+    did = gannet::runtime::the_transport().poll() || did;
+    did = gannet::runtime::world_barrier_poll() || did;  // collectives riding the world barrier
+    // Replies and calls that handlers sent leave now, not at the next progress.
+    if (gannet::runtime::rpc_batched()) gannet::runtime::rpc_flush();
   }
   if (!user) return did;
   // Top of the stack first; a persona pushed twice is served once (the upper copy).
