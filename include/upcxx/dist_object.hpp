@@ -129,7 +129,8 @@ class dist_object {
   // UPC++ 2023.3 (usable when T is MoveConstructible and MoveAssignable): as the move
   // constructor, into an object that must be inactive; debug codemode reports assigning over
   // an active one. A self-move does nothing (UPC++ issue 547).
-  dist_object& operator=(dist_object&& other) {
+  dist_object& operator=(dist_object&& other) noexcept(std::is_nothrow_move_assignable_v<T> &&
+                                                       std::is_nothrow_move_constructible_v<T>) {
     if (&other == this) return *this;
 #if UPCXX_ASSERT_ENABLED
     if (id_)

@@ -76,13 +76,19 @@ TEST(Future, IsReadyAndReadyAgree) {
   EXPECT_TRUE(cref.is_ready());
 }
 
+// The streamed form in a namespace-scope initializer (where a lambda may not capture), with
+// a manipulator in the message.
+const bool g_assert_at_namespace_scope = (UPCXX_ASSERT_ALWAYS(sizeof(int) >= 2, "int of " << sizeof(int) << std::endl), true);
+
 TEST(Assert, StreamedMessagesInDebugCodemode) {
+  EXPECT_TRUE(g_assert_at_namespace_scope);
   int x = -3;
   UPCXX_ASSERT(x < 0, "never built " << x);
   UPCXX_ASSERT_ALWAYS(x < 0);
   EXPECT_DEATH(UPCXX_ASSERT(x > 0, "x was " << x), "future_test.cpp:[0-9]+: assertion failed: x > 0: x was -3");
   EXPECT_DEATH(UPCXX_ASSERT(x > 0), "assertion failed: x > 0");
   EXPECT_DEATH(UPCXX_ASSERT_ALWAYS(x == 1, "x was " << x << ", not " << 1), "assertion failed: x == 1: x was -3, not 1");
+  EXPECT_DEATH(UPCXX_ASSERT_ALWAYS(x == 1, std::hex << "x+1 in hex: " << x + 20), "x\\+1 in hex: 11");
 }
 
 TEST(Assert, OptCodemodeCompilesAssertAway) {
@@ -124,6 +130,9 @@ TEST(Progress, DischargeInTheRestrictedContextIsReported) {
       "upcxx::discharge\\(persona_scope&\\) called inside the restricted context");
 }
 
+// What progress_required() reports in Gannet is the process's batched records, which no
+// persona owns: this checks that the no-argument forms see work initiated under a persona
+// below the top scope, agree with the scope forms, and that discharge() clears it.
 TEST(Progress, NoArgumentFormsCoverEveryPersonaOfTheThread) {
   static int ran = 0;
   ran = 0;

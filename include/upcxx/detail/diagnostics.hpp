@@ -20,6 +20,11 @@ namespace upcxx::detail {
   fail_at(loc.file_name(), static_cast<int>(loc.line()), what);
 }
 
+// fail_at with the text of `message`, an std::ostringstream (UPCXX_ASSERT's streamed form).
+[[noreturn]] inline void fail_at_stream(const char* file, int line, const std::ostream& message) {
+  fail_at(file, line, static_cast<const std::ostringstream&>(message).str());
+}
+
 // Reports that an exception escaped a user callback (`kind`: "an LPC callback", ...) into the
 // library, which the specification prohibits (UPC++ 2021.9 diagnoses it in debug codemode),
 // with the exception's what() when it is a std::exception, and aborts.
@@ -49,13 +54,12 @@ decltype(auto) guard_callback([[maybe_unused]] const char* kind, Fn&& fn) {
 // (`"x was " << x`); it is built only when the condition fails.
 #define UPCXX_DETAIL_ASSERT_1(cond) \
   ((cond) ? (void)0 : ::upcxx::detail::fail_at(__FILE__, __LINE__, "assertion failed: " #cond))
-#define UPCXX_DETAIL_ASSERT_2(cond, msg)                                                \
-  ((cond) ? (void)0                                                                       \
-          : ::upcxx::detail::fail_at(__FILE__, __LINE__, [&]() -> ::std::string {         \
-              ::std::ostringstream upcxx_detail_assert_os;                                \
-              upcxx_detail_assert_os << "assertion failed: " #cond ": " << msg;           \
-              return upcxx_detail_assert_os.str();                                        \
-            }()))
+// No lambda: the macro must also work in a namespace-scope initializer, where a lambda may
+// not capture. The first << binds to the temporary stream, the rest to the ostream& it returns.
+#define UPCXX_DETAIL_ASSERT_2(cond, msg)                                                     \
+  ((cond) ? (void)0                                                                          \
+          : ::upcxx::detail::fail_at_stream(__FILE__, __LINE__,                              \
+                                            ::std::ostringstream() << "assertion failed: " #cond ": " << msg))
 #define UPCXX_DETAIL_ASSERT_PICK(_1, _2, name, ...) name
 
 // UPCXX_ASSERT_ALWAYS(cond) and UPCXX_ASSERT_ALWAYS(cond, streamed message) (UPC++ 2021.9,
