@@ -329,7 +329,8 @@ void flush_all() {
 }
 
 // Appends a record that fits to target's batch (the batch has room for it).
-[[gnu::always_inline]] inline void append(upcxx::intrank_t target, const std::byte* record, std::size_t bytes, std::size_t padded) {
+[[gnu::always_inline]] inline void append(upcxx::intrank_t target, const std::byte* record, std::size_t bytes,
+                                          std::size_t padded) {
   auto& s = st();
   auto& b = s.batches[static_cast<std::size_t>(target)];
   if (!b.buf) b.buf.reset(static_cast<std::byte*>(::operator new(g_batch_bytes, std::align_val_t{16})));
