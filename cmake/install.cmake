@@ -30,6 +30,13 @@ set(GANNET_EXTRA_LINK_FLAGS "")
 if(GANNET_SANITIZE)
   set(GANNET_EXTRA_LINK_FLAGS "-fsanitize=${GANNET_SANITIZE}")
 endif()
+# With the MPI transport, programs link the MPI libraries after libgannet.a (by path).
+set(GANNET_MPI_LIBS "")
+set(GANNET_NETWORKS "smp")
+if(GANNET_MPI)
+  list(JOIN MPI_CXX_LIBRARIES " " GANNET_MPI_LIBS)
+  set(GANNET_NETWORKS "smp mpi")
+endif()
 
 # --- The consumer-facing target ------------------------------------------------------------
 # Gannet::upcxx is what a program links: the static library (so programs need no runtime
@@ -178,7 +185,7 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
 endif()
 _gannet_shell_dir(GANNET_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 _gannet_shell_dir(GANNET_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
-string(STRIP "\${libdir}/libgannet.a -lpthread -lrt ${GANNET_EXTRA_LINK_FLAGS}" GANNET_PC_LIBS)
+string(STRIP "\${libdir}/libgannet.a ${GANNET_MPI_LIBS} -lpthread -lrt ${GANNET_EXTRA_LINK_FLAGS}" GANNET_PC_LIBS)
 
 # One template, two names: upcxx.pc for UPC++ build systems (versioned like UPC++) and
 # gannet.pc for those that ask for this implementation by name.

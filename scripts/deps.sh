@@ -2,7 +2,8 @@
 # Installs what building and testing Gannet needs on Debian 12, if it is missing.
 # Runs apt-get as root (or through sudo). Safe to run again: it installs nothing present.
 set -euo pipefail
-pkgs=(g++ cmake make libgtest-dev pkg-config util-linux gawk)
+# openmpi-bin and libopenmpi-dev: the MPI transport and its tests.
+pkgs=(g++ cmake make libgtest-dev pkg-config util-linux gawk openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -58,7 +58,7 @@ constexpr int max_ranks = 4096;
 
 void print_help() {
   std::printf(
-      "usage: %s -n N [--shared-heap SIZE] [-v] [--] program [args...]\n"
+      "usage: %s -n N [--shared-heap SIZE] [--mpi] [-v] [--] program [args...]\n"
       "\n"
       "Starts N ranks of a UPC++ program on this machine (Gannet smp transport).\n"
       "\n"
@@ -68,6 +68,10 @@ void print_help() {
       "  -shared-heap SIZE         2GB) or a percentage of physical memory split between\n"
       "                            the ranks (50%%). Default: $UPCXX_SHARED_HEAP_SIZE, else 128MB\n"
       "  -N 1                      node count; only 1 (this machine) is supported here\n"
+      "  --mpi                     start the job through mpirun (MPI transport) instead;\n"
+      "                            $GANNET_MPIRUN names the command (default mpirun) and\n"
+      "                            $GANNET_MPIRUN_ARGS adds options (a hostfile, say)\n"
+      "  --info                    which transports this build has, and which a job uses\n"
       "  -v                        print the job layout before starting\n"
       "  -h, --help                this message\n"
       "\n"
@@ -121,10 +125,89 @@ std::string resolve_program(const std::string& prog) {
   die("cannot run '" + prog + "': no such program (not a path, and not found in PATH)");
 }
 
+#ifdef GANNET_HAVE_MPI
+constexpr bool built_with_mpi = true;
+#else
+constexpr bool built_with_mpi = false;
+#endif
+
+// The first line `cmd --version` prints, or "" when it cannot run.
+std::string first_line_of(const std::string& cmd) {
+  std::string out;
+  if (FILE* f = ::popen((cmd + " --version 2>&1").c_str(), "r")) {
+    char line[256];
+    if (std::fgets(line, sizeof line, f)) out = line;
+    ::pclose(f);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string mpirun_command() {
+  const char* c = std::getenv("GANNET_MPIRUN");
+  return c && *c ? c : "mpirun";
+}
+
+void print_info() {
+  std::printf("transports in this build: smp%s\n", built_with_mpi ? " mpi" : "");
+  std::printf("  %s -n N prog          smp: N processes on this machine, heaps in shared memory\n", g_prog);
+  if (built_with_mpi) {
+    std::string v = first_line_of(mpirun_command());
+    std::printf("  %s --mpi -n N prog    mpi: through %s (%s)\n", g_prog, mpirun_command().c_str(),
+                v.empty() ? "not found" : v.c_str());
+    std::printf("  mpirun -n N prog              mpi: ranks that share a machine map each other's heaps\n"
+                "                                (GANNET_BYPASS=0 treats every other rank as off-node)\n");
+  } else {
+    std::printf("  mpirun -n N prog              refused: this build has no MPI transport\n");
+  }
+  std::printf("  prog                          one rank, no launcher\n");
+}
+
+// --mpi: runs the program under mpirun, passing the heap size and Gannet's settings on.
+[[noreturn]] void run_mpi(const std::vector<std::string>& command, int ranks, const std::string& heap_text) {
+  if (!built_with_mpi)
+    die("--mpi: this Gannet was built without the MPI transport (configure with -DGANNET_MPI=ON and an MPI installed)");
+  const std::string mpirun = mpirun_command();
+  const std::string version = first_line_of(mpirun);
+  if (version.empty()) die("--mpi: cannot run '" + mpirun + "' (install openmpi-bin, or set GANNET_MPIRUN)");
+  const bool open_mpi = version.find("Open MPI") != std::string::npos || version.find("OpenRTE") != std::string::npos;
+  if (!heap_text.empty()) ::setenv("GANNET_SHARED_HEAP_SIZE", heap_text.c_str(), 1);
+  std::vector<std::string> args{mpirun, "-n", std::to_string(ranks)};
+  if (open_mpi) {
+    // Open MPI starts no more ranks than cores unless told; on one machine that is a
+    // gannet-run job, which always may. Settings reach ranks on other machines with -x.
+    if (ranks > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))) args.push_back("--oversubscribe");
+    for (const char* name : {"GANNET_SHARED_HEAP_SIZE", "UPCXX_SHARED_HEAP_SIZE", "GANNET_BYPASS"})
+      if (std::getenv(name)) {
+        args.push_back("-x");
+        args.push_back(name);
+      }
+  }
+  if (const char* extra = std::getenv("GANNET_MPIRUN_ARGS")) {
+    std::string word;
+    for (const char* c = extra;; ++c) {
+      if (*c == ' ' || *c == '\0') {
+        if (!word.empty()) args.push_back(word);
+        word.clear();
+        if (*c == '\0') break;
+      } else {
+        word += *c;
+      }
+    }
+  }
+  args.insert(args.end(), command.begin(), command.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  die("--mpi: cannot run '" + mpirun + "': " + std::strerror(errno));
+}
+
 struct options {
   int ranks = -1;
   std::string heap_text;
   bool verbose = false;
+  bool mpi = false;
   std::vector<std::string> command;
 };
 
@@ -164,6 +247,11 @@ options parse_args(int argc, char** argv) {
       if (v != "1") usage_error("-N " + v + ": gannet-run starts ranks on this machine only; use mpirun for several nodes");
     } else if (name == "-v" || name == "--verbose") {
       o.verbose = true;
+    } else if (name == "--mpi" || name == "-mpi") {
+      o.mpi = true;
+    } else if (name == "--info" || name == "-info") {
+      print_info();
+      std::exit(0);
     } else {
       usage_error("unknown option '" + a + "'");
     }
@@ -291,6 +379,7 @@ int main(int argc, char** argv) {
   else g_prog = argv[0];
 
   options o = parse_args(argc, argv);
+  if (o.mpi) run_mpi(o.command, o.ranks, o.heap_text);
 
   std::string heap_text = o.heap_text;
   if (heap_text.empty()) {

@@ -3,12 +3,37 @@
 
 #include <cstdlib>
 
+#include "transport/mpi/mpi.hpp"
 #include "transport/smp/smp.hpp"
+#include "util/log.hpp"
 
 namespace gannet::transport {
 
+int mpi_launch_size() {
+  // Open MPI's mpirun, then the PMI variables of MPICH's hydra (and Slurm's PMI).
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"}) {
+    if (const char* v = std::getenv(name); v && *v) {
+      int n = std::atoi(v);
+      if (n > 0) return n;
+    }
+  }
+  return 0;
+}
+
 std::unique_ptr<transport> make_transport(std::size_t heap_bytes) {
   if (smp_job_present()) return make_smp();
+  const int launched = mpi_launch_size();
+#ifdef GANNET_HAVE_MPI
+  // Started by mpirun, or an MPI program that initialized MPI itself (a one-rank job then
+  // still goes through MPI, and works with the program's own MPI calls).
+  if (launched > 0 || mpi_initialized_by_program()) return make_mpi(heap_bytes);
+#else
+  if (launched > 1)
+    util::fatal("this process was started by mpirun as one of %d, but this Gannet library was built without MPI "
+                "support, so each process would run a separate one-rank job. Rebuild Gannet with MPI (install "
+                "libopenmpi-dev and configure with -DGANNET_MPI=ON), or start the program with gannet-run -n %d.",
+                launched, launched);
+#endif
   loopback_options opts;
   opts.segment_bytes = heap_bytes + runtime_reserve_bytes;
   // Testing aid (docs/testing.md): run a one-rank job whose RMA takes the off-node paths.

@@ -1,0 +1,557 @@
+// The MPI transport: ranks started by mpirun, on one machine or many (docs/architecture.md,
+// "The MPI transport").
+//
+// Segments. Each rank's segment is a POSIX shared-memory object it creates; ranks on one
+// machine (MPI_Comm_split_type SHARED) map each other's, then unlink the names, so the
+// runtime reaches them by load/store exactly as on smp. GANNET_BYPASS=0 skips the mapping:
+// every other rank is then off-node, which tests the off-node paths on one machine.
+// Off-node RMA is MPI-3 one-sided: one window over every segment, passive target
+// (MPI_Win_lock_all for the whole job), MPI_Rput/MPI_Rget, and MPI_Win_flush for remote
+// completion of puts, all inside poll().
+//
+// Active messages travel over two-sided MPI on a private communicator: each rank keeps
+// `recv_slots` receives posted (any source) and handles them in the order they were posted,
+// which is the order MPI matches them in, so messages from one rank keep their order.
+// Flow control is by credits: a rank may have `credits_per_peer` messages to one target not
+// yet consumed there; the target returns credits once it has consumed half of them. So the
+// memory a flood can make MPI buffer at a target is bounded (credits x message size per
+// sender), and a sender out of credits keeps polling (consuming its own traffic, returning
+// its own credits) until the target returns some: no cycle of full queues can deadlock.
+#include "transport/mpi/mpi.hpp"
+
+#include <fcntl.h>
+#include <mpi.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "transport/transport.hpp"
+#include "util/log.hpp"
+
+namespace gannet::transport {
+
+namespace {
+
+constexpr std::size_t message_bytes = 32 * 1024;  // the largest active message, with its wire header
+constexpr int recv_slots = 64;
+constexpr int credits_per_peer = 64;
+constexpr int tag_am = 1;
+constexpr am_handler_id credit_handler = 0xffff;  // a message that returns credits, not a handler's
+
+// In front of every active message.
+struct am_wire {
+  std::uint16_t handler;
+  std::uint16_t unused;
+  std::uint32_t header_bytes;
+  std::uint32_t credits;  // credit messages only: how many the receiver returns
+  std::uint32_t pad;
+};
+static_assert(sizeof(am_wire) == 16);
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    util::fatal("MPI: %s failed: %.*s", what, len, text);
+  }
+}
+
+class mpi_transport;
+mpi_transport* g_instance = nullptr;  // for the exit handler
+
+class mpi_transport final : public transport {
+ public:
+  explicit mpi_transport(std::size_t heap_bytes) {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (initialized) {
+      // An MPI hybrid program: it initialized MPI and will finalize it; we only use it.
+      int provided = MPI_THREAD_SINGLE;
+      MPI_Query_thread(&provided);
+      thread_level_ = provided;
+    } else {
+      // Serialized is enough: the runtime lock serializes every call into the transport, in
+      // threadmode par too (docs/architecture.md).
+      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &thread_level_), "MPI_Init_thread");
+      we_initialized_ = true;
+    }
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &world_), "MPI_Comm_dup");
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &am_comm_), "MPI_Comm_dup");
+    check(MPI_Comm_set_errhandler(world_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    MPI_Comm_rank(world_, &me_);
+    MPI_Comm_size(world_, &n_);
+
+    const char* bypass = std::getenv("GANNET_BYPASS");
+    bypass_ = !(bypass && std::strcmp(bypass, "0") == 0);
+    make_segment(heap_bytes + runtime_reserve_bytes);
+
+    // The window over every segment: displacements are offsets from the owner's base.
+    check(MPI_Win_create(reinterpret_cast<void*>(base_), static_cast<MPI_Aint>(seg_bytes_), 1, MPI_INFO_NULL,
+                         world_, &win_),
+          "MPI_Win_create");
+    check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+
+    for (int i = 0; i < recv_slots; ++i) {
+      recvs_.push_back(recv_slot{MPI_REQUEST_NULL, std::make_unique<std::byte[]>(message_bytes)});
+      post(recvs_.back());
+    }
+    g_instance = this;
+    if (we_initialized_) std::atexit(at_exit);
+  }
+
+  ~mpi_transport() override { shut_down(); }
+
+  const char* name() const override { return "mpi"; }
+  capabilities caps() const override {
+    capabilities c;
+    c.rma = true;
+    c.active_messages = true;
+    c.am_max_medium = message_bytes - sizeof(am_wire);
+    return c;
+  }
+
+  rank_t rank_me() const override { return me_; }
+  rank_t rank_n() const override { return n_; }
+  std::span<const rank_t> local_ranks() const override { return local_; }
+
+  segment_info segment(rank_t r) const override { return {bases_[static_cast<std::size_t>(r)], seg_bytes_}; }
+
+  void* local_address(rank_t r, std::uintptr_t owner_addr) const override {
+    if (r == me_) return reinterpret_cast<void*>(owner_addr);
+    auto it = delta_.find(r);
+    return it == delta_.end() ? nullptr : reinterpret_cast<void*>(owner_addr + it->second);
+  }
+
+  // ---- RMA ----
+  op_result put(rank_t r, std::uintptr_t owner_addr, const void* src, std::size_t n, completion_sink* sink,
+                std::uint32_t) override {
+    if (void* here = local_address(r, owner_addr)) {
+      std::memcpy(here, src, n);
+      return {status::ok, cx_all};
+    }
+    if (n > static_cast<std::size_t>(INT32_MAX)) util::fatal("a put of %zu bytes: at most 2 GiB per operation", n);
+    rma_op op{MPI_REQUEST_NULL, sink, r, true, false, cx_none};
+    check(MPI_Rput(src, static_cast<int>(n), MPI_BYTE, r, disp(r, owner_addr), static_cast<int>(n), MPI_BYTE, win_,
+                   &op.req),
+          "MPI_Rput");
+    // Often done at once (the data was copied out): source completion is then eager.
+    int done = 0;
+    MPI_Test(&op.req, &done, MPI_STATUS_IGNORE);
+    if (done) op.delivered = cx_source;
+    rma_.push_back(op);
+    unflushed_.push_back(r);
+    return {status::ok, static_cast<cx_bits>(op.delivered)};
+  }
+
+  op_result get(rank_t r, std::uintptr_t owner_addr, void* dst, std::size_t n, completion_sink* sink,
+                std::uint32_t) override {
+    if (void* here = local_address(r, owner_addr)) {
+      std::memcpy(dst, here, n);
+      return {status::ok, cx_all};
+    }
+    if (n > static_cast<std::size_t>(INT32_MAX)) util::fatal("a get of %zu bytes: at most 2 GiB per operation", n);
+    rma_op op{MPI_REQUEST_NULL, sink, r, false, false, cx_none};
+    check(MPI_Rget(dst, static_cast<int>(n), MPI_BYTE, r, disp(r, owner_addr), static_cast<int>(n), MPI_BYTE, win_,
+                   &op.req),
+          "MPI_Rget");
+    rma_.push_back(op);
+    return {status::ok, cx_none};
+  }
+
+  // ---- active messages ----
+  void am_register(am_handler_id id, am_handler fn) override {
+    if (id >= max_am_handlers) util::fatal("active-message handler id %u out of range", id);
+    handlers_[id] = fn;
+  }
+
+  status am_send(rank_t r, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload,
+                 std::uint32_t flags) override {
+    if (sizeof(am_wire) + header.size() + payload.size() > message_bytes) return status::unsupported;
+    peer& p = peer_of(r);
+    // Messages to one rank leave in order: behind any that wait in the outbox.
+    while (!p.outbox.empty() || p.credits == 0) {
+      if (flags & op_immediate) return status::would_block;
+      if (poll_depth_ > 0) {
+        // Inside a handler: waiting here could deadlock two ranks sending to each other from
+        // handlers. Park it; poll() sends it once credits return.
+        park(r, p, id, header, payload);
+        return status::ok;
+      }
+      poll();
+      if (p.outbox.empty() && p.credits > 0) break;
+      ::sched_yield();
+    }
+    send_now(r, p, id, header, payload);
+    return status::ok;
+  }
+
+  // ---- barrier ----
+  void barrier_arrive() override { check(MPI_Ibarrier(world_, &barrier_), "MPI_Ibarrier"); }
+  bool barrier_test() override {
+    int done = 0;
+    check(MPI_Test(&barrier_, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
+    return done != 0;
+  }
+
+  // ---- progress ----
+  bool poll() override {
+    if (poll_depth_ > 0) return false;
+    ++poll_depth_;
+    bool did = false;
+    // Incoming messages, oldest posted receive first (MPI's matching order).
+    for (int i = 0; i < recv_slots; ++i) {
+      recv_slot& s = recvs_.front();
+      int done = 0;
+      MPI_Status st;
+      check(MPI_Test(&s.req, &done, &st), "MPI_Test (receive)");
+      if (!done) break;
+      did = true;
+      int bytes = 0;
+      MPI_Get_count(&st, MPI_BYTE, &bytes);
+      handle(st.MPI_SOURCE, s.buf.get(), static_cast<std::size_t>(bytes));
+      recv_slot moved = std::move(s);
+      recvs_.pop_front();
+      post(moved);
+      recvs_.push_back(std::move(moved));
+    }
+    did = flush_outboxes() || did;
+    did = reap_sends() || did;
+    did = progress_rma() || did;
+    --poll_depth_;
+    return did;
+  }
+
+  bool progress_required() const override { return parked_ > 0 || !rma_.empty() || !sends_.empty(); }
+
+  bool job_aborting() const override { return false; }  // mpirun ends the job
+
+  void attach() override {
+    if (shut_)
+      util::fatal("upcxx::init after upcxx::finalize in an MPI hybrid program: the MPI resources Gannet used were "
+                  "freed at finalize, before the program's MPI_Finalize; initialize UPC++ once per run");
+    attached_ = true;
+  }
+  void detach() override {
+    attached_ = false;
+    // In a hybrid program the program finalizes MPI, maybe right after this: free what we
+    // created while MPI is still there.
+    if (!we_initialized_) shut_down();
+  }
+
+  void shut_down() {
+    if (shut_) return;
+    shut_ = true;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    for (auto& s : recvs_) {
+      if (s.req != MPI_REQUEST_NULL) {
+        MPI_Cancel(&s.req);
+        MPI_Wait(&s.req, MPI_STATUS_IGNORE);
+      }
+    }
+    for (auto& s : sends_) MPI_Wait(&s.req, MPI_STATUS_IGNORE);
+    MPI_Win_unlock_all(win_);
+    MPI_Win_free(&win_);
+    MPI_Comm_free(&am_comm_);
+    MPI_Comm_free(&world_);
+  }
+
+ private:
+  struct recv_slot {
+    MPI_Request req;
+    std::unique_ptr<std::byte[]> buf;
+  };
+  struct send_slot {
+    MPI_Request req;
+    std::vector<std::byte> buf;
+  };
+  struct parked_message {
+    am_handler_id id;
+    std::uint32_t header_bytes;
+    std::vector<std::byte> bytes;  // header then payload
+  };
+  struct peer {
+    int credits = credits_per_peer;  // messages we may still send it
+    int consumed = 0;                // its messages we consumed and have not returned credits for
+    std::deque<parked_message> outbox;
+  };
+  struct rma_op {
+    MPI_Request req;
+    completion_sink* sink;
+    rank_t target;
+    bool put;
+    bool flushed;            // a put covered by an MPI_Win_flush: remotely complete
+    std::uint8_t delivered;  // cx bits already reported
+  };
+
+  static void at_exit() {
+    mpi_transport* t = g_instance;
+    if (!t) return;
+    if (t->attached_) {
+      // A rank leaving without upcxx::finalize() would leave the others waiting in MPI.
+      util::warn("rank %d is exiting without upcxx::finalize(): ending the job", t->me_);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    t->shut_down();
+    MPI_Finalize();
+  }
+
+  MPI_Aint disp(rank_t r, std::uintptr_t owner_addr) const {
+    return static_cast<MPI_Aint>(owner_addr - bases_[static_cast<std::size_t>(r)]);
+  }
+
+  peer& peer_of(rank_t r) { return peers_[r]; }
+
+  void post(recv_slot& s) {
+    check(MPI_Irecv(s.buf.get(), static_cast<int>(message_bytes), MPI_BYTE, MPI_ANY_SOURCE, tag_am, am_comm_, &s.req),
+          "MPI_Irecv");
+  }
+
+  void handle(rank_t source, const std::byte* msg, std::size_t bytes) {
+    am_wire w;
+    if (bytes < sizeof w) util::fatal("short active message (%zu bytes) from rank %d", bytes, source);
+    std::memcpy(&w, msg, sizeof w);
+    peer& p = peer_of(source);
+    if (w.handler == credit_handler) {
+      p.credits += static_cast<int>(w.credits);
+      return;
+    }
+    am_handler fn = w.handler < max_am_handlers ? handlers_[w.handler] : nullptr;
+    if (!fn) util::fatal("active message from rank %d for unregistered handler %u", source, w.handler);
+    if (w.header_bytes > bytes - sizeof w) util::fatal("corrupt active message from rank %d", source);
+    const std::byte* body = msg + sizeof w;
+    fn(am_message{source, std::span(body, w.header_bytes),
+                  std::span(body + w.header_bytes, bytes - sizeof w - w.header_bytes)});
+    // Return credits once half of the sender's have been used here.
+    if (++p.consumed >= credits_per_peer / 2) {
+      am_wire c{credit_handler, 0, 0, static_cast<std::uint32_t>(p.consumed), 0};
+      p.consumed = 0;
+      isend(source, std::as_bytes(std::span(&c, 1)), {}, {});
+    }
+  }
+
+  void send_now(rank_t r, peer& p, am_handler_id id, std::span<const std::byte> header,
+                std::span<const std::byte> payload) {
+    --p.credits;
+    am_wire w{id, 0, static_cast<std::uint32_t>(header.size()), 0, 0};
+    isend(r, std::as_bytes(std::span(&w, 1)), header, payload);
+  }
+
+  // Copies the pieces into a send buffer (the caller's may be reused at once) and starts it.
+  void isend(rank_t r, std::span<const std::byte> a, std::span<const std::byte> b, std::span<const std::byte> c) {
+    std::vector<std::byte> buf;
+    if (!spare_.empty()) {
+      buf = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    buf.resize(a.size() + b.size() + c.size());
+    std::memcpy(buf.data(), a.data(), a.size());
+    if (!b.empty()) std::memcpy(buf.data() + a.size(), b.data(), b.size());
+    if (!c.empty()) std::memcpy(buf.data() + a.size() + b.size(), c.data(), c.size());
+    sends_.push_back(send_slot{MPI_REQUEST_NULL, std::move(buf)});
+    auto& s = sends_.back();
+    check(MPI_Isend(s.buf.data(), static_cast<int>(s.buf.size()), MPI_BYTE, r, tag_am, am_comm_, &s.req),
+          "MPI_Isend");
+  }
+
+  bool reap_sends() {
+    bool did = false;
+    // Sends complete about in order; stop at the first that has not.
+    while (!sends_.empty()) {
+      int done = 0;
+      check(MPI_Test(&sends_.front().req, &done, MPI_STATUS_IGNORE), "MPI_Test (send)");
+      if (!done) break;
+      if (spare_.size() < 64) spare_.push_back(std::move(sends_.front().buf));
+      sends_.pop_front();
+      did = true;
+    }
+    return did;
+  }
+
+  void park(rank_t r, peer& p, am_handler_id id, std::span<const std::byte> header,
+            std::span<const std::byte> payload) {
+    parked_message m{id, static_cast<std::uint32_t>(header.size()), {}};
+    m.bytes.reserve(header.size() + payload.size());
+    m.bytes.insert(m.bytes.end(), header.begin(), header.end());
+    m.bytes.insert(m.bytes.end(), payload.begin(), payload.end());
+    if (p.outbox.empty()) waiting_.push_back(r);
+    p.outbox.push_back(std::move(m));
+    ++parked_;
+  }
+
+  bool flush_outboxes() {
+    if (parked_ == 0) return false;
+    bool did = false;
+    // Only the peers with parked messages (never a scan of every peer).
+    for (std::size_t i = 0; i < waiting_.size();) {
+      rank_t r = waiting_[i];
+      peer& p = peer_of(r);
+      while (!p.outbox.empty() && p.credits > 0) {
+        auto& m = p.outbox.front();
+        std::span<const std::byte> all(m.bytes);
+        send_now(r, p, m.id, all.first(m.header_bytes), all.subspan(m.header_bytes));
+        p.outbox.pop_front();
+        --parked_;
+        did = true;
+      }
+      if (p.outbox.empty()) {
+        waiting_[i] = waiting_.back();
+        waiting_.pop_back();
+      } else {
+        ++i;
+      }
+    }
+    return did;
+  }
+
+  bool progress_rma() {
+    if (rma_.empty()) return false;
+    bool did = false;
+    // Remote completion of puts: one flush per target with puts not yet flushed.
+    if (!unflushed_.empty()) {
+      std::sort(unflushed_.begin(), unflushed_.end());
+      unflushed_.erase(std::unique(unflushed_.begin(), unflushed_.end()), unflushed_.end());
+      for (rank_t r : unflushed_) check(MPI_Win_flush(r, win_), "MPI_Win_flush");
+      // Only the puts issued before the flushes (callbacks below may issue more).
+      for (auto& op : rma_)
+        if (op.put && std::binary_search(unflushed_.begin(), unflushed_.end(), op.target)) op.flushed = true;
+      unflushed_.clear();
+    }
+    for (std::size_t i = 0; i < rma_.size();) {
+      rma_op& op = rma_[i];
+      int done = op.req == MPI_REQUEST_NULL;
+      if (!done) check(MPI_Test(&op.req, &done, MPI_STATUS_IGNORE), "MPI_Test (RMA)");
+      if (done && !(op.delivered & cx_source) && op.put) {
+        op.delivered |= cx_source;
+        if (op.sink) op.sink->complete(cx_source);
+      }
+      bool remote = done && (!op.put || op.flushed);
+      if (!remote) {
+        ++i;
+        continue;
+      }
+      auto rest = static_cast<cx_bits>(cx_all & ~op.delivered);
+      completion_sink* sink = op.sink;
+      rma_[i] = rma_.back();
+      rma_.pop_back();
+      did = true;
+      if (sink && rest) sink->complete(rest);  // may start new operations (appended to rma_)
+    }
+    return did;
+  }
+
+  void make_segment(std::size_t bytes) {
+    seg_bytes_ = bytes;
+    MPI_Comm node;
+    check(MPI_Comm_split_type(world_, MPI_COMM_TYPE_SHARED, me_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    int node_me = 0, node_n = 1;
+    MPI_Comm_rank(node, &node_me);
+    MPI_Comm_size(node, &node_n);
+    if (!bypass_) {
+      // Every other rank is off-node: a private mapping, reached only through MPI.
+      void* p = ::mmap(nullptr, seg_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED) util::fatal("cannot map a shared heap of %zu bytes: %s", seg_bytes_, std::strerror(errno));
+      base_ = reinterpret_cast<std::uintptr_t>(p);
+      local_.assign(1, me_);
+    } else {
+      // One name per rank for the few moments until every rank on this machine has mapped
+      // it: rank 0 of the machine picks a random key for the job.
+      std::uint64_t key = 0;
+      if (node_me == 0) key = std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32);
+      MPI_Bcast(&key, 1, MPI_UINT64_T, 0, node);
+      auto name_of = [key](int world_rank) {
+        char name[64];
+        std::snprintf(name, sizeof name, "/gannet-mpi-%016llx-%d", static_cast<unsigned long long>(key), world_rank);
+        return std::string(name);
+      };
+      const std::string mine = name_of(me_);
+      int fd = ::shm_open(mine.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+      if (fd < 0) util::fatal("cannot create the shared heap %s: %s", mine.c_str(), std::strerror(errno));
+      if (::ftruncate(fd, static_cast<off_t>(seg_bytes_)) != 0) {
+        ::shm_unlink(mine.c_str());
+        util::fatal("cannot size the shared heap to %zu bytes (/dev/shm too small?): %s", seg_bytes_,
+                    std::strerror(errno));
+      }
+      void* p = ::mmap(nullptr, seg_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+      ::close(fd);
+      if (p == MAP_FAILED) {
+        ::shm_unlink(mine.c_str());
+        util::fatal("cannot map the shared heap: %s", std::strerror(errno));
+      }
+      base_ = reinterpret_cast<std::uintptr_t>(p);
+      std::vector<int> members(static_cast<std::size_t>(node_n));
+      MPI_Allgather(&me_, 1, MPI_INT, members.data(), 1, MPI_INT, node);
+      MPI_Barrier(node);  // every name exists
+      for (int world_rank : members) {
+        if (world_rank == me_) continue;
+        const std::string theirs = name_of(world_rank);
+        int pfd = ::shm_open(theirs.c_str(), O_RDWR, 0600);
+        if (pfd < 0) util::fatal("cannot open rank %d's shared heap: %s", world_rank, std::strerror(errno));
+        void* q = ::mmap(nullptr, seg_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, pfd, 0);
+        ::close(pfd);
+        if (q == MAP_FAILED) util::fatal("cannot map rank %d's shared heap: %s", world_rank, std::strerror(errno));
+        peer_maps_.push_back(q);
+        mapped_[world_rank] = reinterpret_cast<std::uintptr_t>(q);
+      }
+      MPI_Barrier(node);  // everyone has mapped everyone: the names can go
+      ::shm_unlink(mine.c_str());
+      std::sort(members.begin(), members.end());
+      local_ = members;
+    }
+    bases_.resize(static_cast<std::size_t>(n_));
+    std::uint64_t b = base_;
+    MPI_Allgather(&b, 1, MPI_UINT64_T, bases_.data(), 1, MPI_UINT64_T, world_);
+    for (auto& [r, here] : mapped_) delta_[r] = here - bases_[static_cast<std::size_t>(r)];
+    MPI_Comm_free(&node);
+  }
+
+  int me_ = 0, n_ = 1;
+  int thread_level_ = MPI_THREAD_SINGLE;
+  bool we_initialized_ = false, bypass_ = true, attached_ = false, shut_ = false;
+  MPI_Comm world_ = MPI_COMM_NULL, am_comm_ = MPI_COMM_NULL;
+  MPI_Win win_ = MPI_WIN_NULL;
+  MPI_Request barrier_ = MPI_REQUEST_NULL;
+  std::uintptr_t base_ = 0;
+  std::size_t seg_bytes_ = 0;
+  std::vector<std::uint64_t> bases_;  // every rank's segment base (owner's address)
+  std::vector<rank_t> local_;
+  std::unordered_map<rank_t, std::uintptr_t> mapped_;  // where this process maps a local peer's segment
+  std::unordered_map<rank_t, std::uintptr_t> delta_;   // mapped - owner base, unsigned wrap-around
+  std::vector<void*> peer_maps_;
+  am_handler handlers_[max_am_handlers] = {};
+  std::deque<recv_slot> recvs_;
+  std::deque<send_slot> sends_;
+  std::vector<std::vector<std::byte>> spare_;
+  std::unordered_map<rank_t, peer> peers_;  // created at first contact
+  std::vector<rank_t> waiting_;             // peers with parked messages
+  std::size_t parked_ = 0;
+  std::vector<rma_op> rma_;
+  std::vector<rank_t> unflushed_;  // targets of puts not yet flushed
+  int poll_depth_ = 0;
+};
+
+}  // namespace
+
+bool mpi_initialized_by_program() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  return initialized != 0;
+}
+
+std::unique_ptr<transport> make_mpi(std::size_t heap_bytes) { return std::make_unique<mpi_transport>(heap_bytes); }
+
+}  // namespace gannet::transport
