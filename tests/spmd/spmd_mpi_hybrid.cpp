@@ -26,6 +26,16 @@ int main(int argc, char** argv) {
   const int right = (me + 1) % n, left = (me + n - 1) % n;
   upcxx::dist_object<upcxx::global_ptr<long>> cell(upcxx::new_<long>(0));
   upcxx::global_ptr<long> theirs = cell.fetch(right).wait();
+  // A rank blocked in an MPI call makes no UPC++ progress, so it cannot serve another rank's
+  // RPCs: the program waits for MPI requests while making progress (the hybrid idiom), and
+  // enters MPI collectives only once no RPC to it can be outstanding (after a barrier).
+  auto mpi_wait = [](int count, MPI_Request* rq) {
+    int done = 0;
+    for (MPI_Testall(count, rq, &done, MPI_STATUSES_IGNORE); !done;
+         MPI_Testall(count, rq, &done, MPI_STATUSES_IGNORE))
+      upcxx::progress();
+  };
+  upcxx::barrier();
   for (int round = 0; round < 50; ++round) {
     long out = 1000L * me + round, in = -1;
     MPI_Request rq[2];
@@ -34,7 +44,7 @@ int main(int argc, char** argv) {
     long got = upcxx::rpc(right, [](long x) { return x + 1; }, out).wait();
     SPMD_CHECK(got == out + 1);
     upcxx::rput(out, theirs).wait();
-    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    mpi_wait(2, rq);
     SPMD_CHECK(in == 1000L * left + round);
     upcxx::barrier();
     SPMD_CHECK(*cell->local() == 1000L * left + round);
