@@ -1,6 +1,6 @@
 // The MPI transport next to plain MPI measured in the same job (issue 11):
 //   rput(...).wait() and rget(...).wait() at 8 B, 4 KiB and 1 MiB next to MPI_Put and
-//   MPI_Get each followed by MPI_Win_flush on a window of the same kind;
+//   MPI_Get each followed by MPI_Win_flush on a window of the same kind (MPI_Win_create);
 //   the empty rpc round trip next to an MPI_Send/MPI_Recv ping-pong of 8 bytes;
 //   the rpc_ff rate (8-byte argument) next to a windowed MPI_Isend stream of 8-byte messages.
 // Run: gannet-run --mpi -n 2 gannet-bench-mpi-transport, with GANNET_BYPASS=0 for the
@@ -45,9 +45,13 @@ int main(int argc, char** argv) {
   // Gannet's target buffer on rank 1, and a plain MPI window of the same size.
   upcxx::dist_object<upcxx::global_ptr<char>> target(upcxx::new_array<char>(max_bytes));
   upcxx::global_ptr<char> remote = target.fetch(1).wait();
-  char* win_base = nullptr;
+  upcxx::barrier();  // nobody still needs our progress for the fetch once we block in MPI below
+  // The same kind of window as Gannet's: MPI_Win_create over memory the process allocated
+  // (MPI_Win_allocate would let MPI place it in shared memory between the ranks of one
+  // machine, a path that only exists on-node, where Gannet uses its own bypass).
+  std::vector<char> win_mem(max_bytes);
   MPI_Win win;
-  MPI_Win_allocate(max_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win_base, &win);
+  MPI_Win_create(win_mem.data(), max_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
   std::vector<char> local(max_bytes, 'x');
 
