@@ -477,7 +477,10 @@ inline limits print_limits_header(options const& opt = {}, std::FILE* out = stdo
 // measures and prints the limits before upcxx::init, while the other ranks wait in init's
 // bootstrap, which sleeps, so they leave the cores free. Other ranks get zeros.
 inline limits print_limits_on_first_rank() {
+  // gannet-run's rank variable, else mpirun's (Open MPI, then PMI launchers such as MPICH's).
   const char* rank = std::getenv("GANNET_RANK");
+  if (!rank) rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (!rank) rank = std::getenv("PMI_RANK");
   if (rank && std::atoi(rank) != 0) return limits{};
   return print_limits_header();
 }

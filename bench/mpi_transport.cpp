@@ -179,6 +179,9 @@ int main(int argc, char** argv) {
     std::printf("rate rpc_ff_8b=%.2f Mmsg/s MPI_Isend_window64_8b=%.2f Mmsg/s ratio=%.2f\n", 1e3 / ff.min_ns,
                 1e3 / stream.min_ns, stream.min_ns / ff.min_ns);
 
+  // The last rpc_ff above may still wait in rank 0's batch: a barrier sends it (and makes
+  // the progress rank 1 needs) before anyone blocks in MPI again.
+  upcxx::barrier();
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);
   upcxx::delete_array(*target);
