@@ -469,13 +469,14 @@ class mpi_transport final : public transport {
       local_.assign(1, me_);
     } else {
       // One name per rank for the few moments until every rank on this machine has mapped
-      // it: rank 0 of the machine picks a random key for the job.
+      // it: rank 0 of the machine picks a random key for the job. ("gannet.mpi-", not
+      // "gannet-": the smp launcher's tests count "gannet-" names as leaks of their own.)
       std::uint64_t key = 0;
       if (node_me == 0) key = std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32);
       MPI_Bcast(&key, 1, MPI_UINT64_T, 0, node);
       auto name_of = [key](int world_rank) {
         char name[64];
-        std::snprintf(name, sizeof name, "/gannet-mpi-%016llx-%d", static_cast<unsigned long long>(key), world_rank);
+        std::snprintf(name, sizeof name, "/gannet.mpi-%016llx-%d", static_cast<unsigned long long>(key), world_rank);
         return std::string(name);
       };
       const std::string mine = name_of(me_);
