@@ -9,7 +9,13 @@
 // (MPI_Win_lock_all for the whole job), MPI_Rput/MPI_Rget, and MPI_Win_flush for remote
 // completion of puts, all inside poll().
 //
-// Active messages travel over two-sided MPI on a private communicator: each rank keeps
+// Ranks of one machine (with the bypass) also share a small control region laid out like an
+// smp job's (smp/job.hpp, without segments): active messages between them travel through
+// its rings and their barrier is the smp one (smp/barrier.hpp), so a job on one machine makes
+// no MPI call after start-up, and a job on many machines waits for MPI only between the
+// machines' leaders (hierarchical barrier).
+//
+// Active messages to other machines travel over two-sided MPI on a private communicator: each rank keeps
 // `recv_slots` receives posted (any source) and handles them in the order they were posted,
 // which is the order MPI matches them in, so messages from one rank keep their order.
 // Flow control is by credits: a rank may have `credits_per_peer` messages to one target not
@@ -37,6 +43,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "transport/smp/barrier.hpp"
+#include "transport/smp/job.hpp"
+#include "transport/smp/ring.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
 
@@ -130,9 +139,8 @@ class mpi_transport final : public transport {
   segment_info segment(rank_t r) const override { return {bases_[static_cast<std::size_t>(r)], seg_bytes_}; }
 
   void* local_address(rank_t r, std::uintptr_t owner_addr) const override {
-    if (r == me_) return reinterpret_cast<void*>(owner_addr);
-    auto it = delta_.find(r);
-    return it == delta_.end() ? nullptr : reinterpret_cast<void*>(owner_addr + it->second);
+    int const li = node_index_[static_cast<std::size_t>(r)];
+    return li < 0 ? nullptr : reinterpret_cast<void*>(owner_addr + node_delta_[static_cast<std::size_t>(li)]);
   }
 
   // ---- RMA ----
@@ -180,6 +188,10 @@ class mpi_transport final : public transport {
   status am_send(rank_t r, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload,
                  std::uint32_t flags) override {
     if (sizeof(am_wire) + header.size() + payload.size() > message_bytes) return status::unsupported;
+    // This machine's ranks through their rings (a rank alone on its machine messages itself
+    // through MPI, as it does everyone else).
+    if (int const li = node_index_[static_cast<std::size_t>(r)]; li >= 0 && node_n_ > 1)
+      return ring_send(r, li, id, header, payload, flags);
     peer& p = peer_of(r);
     // Messages to one rank leave in order: behind any that wait in the outbox.
     while (!p.outbox.empty() || p.credits == 0) {
@@ -199,20 +211,62 @@ class mpi_transport final : public transport {
   }
 
   // ---- barrier ----
-  void barrier_arrive() override { check(MPI_Ibarrier(world_, &barrier_), "MPI_Ibarrier"); }
-  bool barrier_test() override {
-    int done = 0;
-    check(MPI_Test(&barrier_, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
-    return done != 0;
+  // One machine: the smp barrier of its ranks. Several: the machine's barrier, then its
+  // leader (node rank 0) joins an MPI_Ibarrier of the leaders and releases the others.
+  void barrier_arrive() override {
+    ++barrier_epoch_;
+    barrier_phase_ = 0;
+    if (node_n_ > 1) node_barrier_.arrive();
   }
+  bool barrier_test() override {
+    if (barrier_phase_ == 0) {
+      if (node_n_ > 1 && !node_barrier_.test()) return false;
+      if (node_n_ == n_) return true;
+      if (node_me_ != 0) {
+        barrier_phase_ = 2;
+      } else {
+        check(MPI_Ibarrier(leaders_, &barrier_), "MPI_Ibarrier");
+        barrier_phase_ = 1;
+      }
+    }
+    if (barrier_phase_ == 1) {
+      int done = 0;
+      check(MPI_Test(&barrier_, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
+      if (!done) return false;
+      // Release: what this machine's ranks wrote before the barrier was acquired by the
+      // machine barrier; they acquire the rest of the job's arrival here.
+      if (node_n_ > 1) node_header_->node_release.store(barrier_epoch_, std::memory_order_release);
+      return true;
+    }
+    return node_header_->node_release.load(std::memory_order_acquire) >= barrier_epoch_;
+  }
+  wait_hint barrier_wait_hint() override { return node_n_ == n_ ? node_barrier_.wait_hint() : wait_hint::any; }
+  // Whether any machine's ranks outnumber its cores (agreed by every rank at start-up).
+  bool ranks_outnumber_cores() const override { return outnumber_; }
 
   // ---- progress ----
   bool poll() override {
     if (poll_depth_ > 0) return false;
     ++poll_depth_;
     bool did = false;
-    // Incoming messages, oldest posted receive first (MPI's matching order).
-    for (int i = 0; i < recv_slots; ++i) {
+    if (node_n_ > 1) {
+      // From this machine: a bounded batch, as on smp.
+      smp::ring& mine = rings_[static_cast<std::size_t>(node_me_)];
+      for (int i = 0; i < 64; ++i) {
+        bool got = mine.consume_one([&](const smp::ring_message_header& h) {
+          const char* body = smp::ring::body_of(h);
+          am_handler fn = h.handler < max_am_handlers ? handlers_[h.handler] : nullptr;
+          if (!fn) util::fatal("active message from rank %d for unregistered handler %u", h.source, h.handler);
+          fn(am_message{h.source, std::as_bytes(std::span(body, h.header_bytes)),
+                        std::as_bytes(std::span(body + h.header_bytes, h.payload_bytes))});
+        });
+        if (!got) break;
+        did = true;
+      }
+    }
+    // From other machines (none when the whole job is on this one), oldest posted receive
+    // first (MPI's matching order).
+    for (int i = 0; i < recv_slots && offnode_peers_; ++i) {
       recv_slot& s = recvs_.front();
       int done = 0;
       MPI_Status st;
@@ -227,9 +281,9 @@ class mpi_transport final : public transport {
       post(moved);
       recvs_.push_back(std::move(moved));
     }
-    did = flush_outboxes() || did;
-    did = reap_sends() || did;
-    did = progress_rma() || did;
+    if (parked_ > 0) did = flush_outboxes() || did;
+    if (!sends_.empty()) did = reap_sends() || did;
+    if (!rma_.empty()) did = progress_rma() || did;
     --poll_depth_;
     return did;
   }
@@ -267,6 +321,7 @@ class mpi_transport final : public transport {
     MPI_Win_unlock_all(win_);
     MPI_Win_free(&win_);
     MPI_Comm_free(&am_comm_);
+    if (leaders_ != MPI_COMM_NULL) MPI_Comm_free(&leaders_);
     MPI_Comm_free(&world_);
   }
 
@@ -400,14 +455,7 @@ class mpi_transport final : public transport {
     for (std::size_t i = 0; i < waiting_.size();) {
       rank_t r = waiting_[i];
       peer& p = peer_of(r);
-      while (!p.outbox.empty() && p.credits > 0) {
-        auto& m = p.outbox.front();
-        std::span<const std::byte> all(m.bytes);
-        send_now(r, p, m.id, all.first(m.header_bytes), all.subspan(m.header_bytes));
-        p.outbox.pop_front();
-        --parked_;
-        did = true;
-      }
+      did = flush_peer(r, p) || did;
       if (p.outbox.empty()) {
         waiting_[i] = waiting_.back();
         waiting_.pop_back();
@@ -416,6 +464,56 @@ class mpi_transport final : public transport {
       }
     }
     return did;
+  }
+
+  // Sends what waits in r's outbox while there is room (its ring, or credits).
+  bool flush_peer(rank_t r, peer& p) {
+    bool did = false;
+    int const li = node_n_ > 1 ? node_index_[static_cast<std::size_t>(r)] : -1;
+    while (!p.outbox.empty()) {
+      auto& m = p.outbox.front();
+      std::span<const std::byte> all(m.bytes);
+      if (li >= 0) {
+        if (!ring_try_send(li, m.id, all.first(m.header_bytes), all.subspan(m.header_bytes))) break;
+      } else {
+        if (p.credits == 0) break;
+        send_now(r, p, m.id, all.first(m.header_bytes), all.subspan(m.header_bytes));
+      }
+      p.outbox.pop_front();
+      --parked_;
+      did = true;
+    }
+    return did;
+  }
+
+  bool ring_try_send(int li, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload) {
+    return rings_[static_cast<std::size_t>(li)].try_send(me_, id, header.data(), static_cast<std::uint32_t>(header.size()),
+                                                        payload.data(), static_cast<std::uint32_t>(payload.size()));
+  }
+
+  // A message to a rank of this machine, through its ring (as on smp). Messages to one rank
+  // leave in order: behind any parked in its outbox.
+  status ring_send(rank_t r, int li, am_handler_id id, std::span<const std::byte> header,
+                   std::span<const std::byte> payload, std::uint32_t flags) {
+    unsigned spins = 0;
+    for (;;) {
+      if (parked_ == 0) {
+        if (ring_try_send(li, id, header, payload)) return status::ok;
+      } else {
+        peer& p = peer_of(r);
+        flush_peer(r, p);
+        if (p.outbox.empty() && ring_try_send(li, id, header, payload)) return status::ok;
+      }
+      if (flags & op_immediate) return status::would_block;
+      if (poll_depth_ > 0) {
+        // Inside a handler the ring we are reading cannot be drained, so waiting here could
+        // deadlock two ranks sending to each other from handlers: park the message.
+        park(r, peer_of(r), id, header, payload);
+        return status::ok;
+      }
+      // Back-pressure: keep draining our own ring while we wait for room in theirs.
+      if (!poll() && ++spins > 64) ::sched_yield();
+    }
   }
 
   bool progress_rma() {
@@ -458,66 +556,123 @@ class mpi_transport final : public transport {
     seg_bytes_ = bytes;
     MPI_Comm node;
     check(MPI_Comm_split_type(world_, MPI_COMM_TYPE_SHARED, me_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-    int node_me = 0, node_n = 1;
-    MPI_Comm_rank(node, &node_me);
-    MPI_Comm_size(node, &node_n);
+    if (const char* k = std::getenv("GANNET_MPI_NODE_RANKS"); k && *k) {
+      // Testing aid (docs/testing.md): treat each K consecutive ranks of a machine as a
+      // machine of their own, so that a job on one machine mixes on- and off-node peers.
+      int const per = std::atoi(k);
+      if (per <= 0) util::fatal("GANNET_MPI_NODE_RANKS='%s': expected a positive number", k);
+      int node_rank = 0;
+      MPI_Comm_rank(node, &node_rank);
+      MPI_Comm part;
+      check(MPI_Comm_split(node, node_rank / per, node_rank, &part), "MPI_Comm_split");
+      MPI_Comm_free(&node);
+      node = part;
+    }
+    std::vector<int> members(1, me_);  // this machine's ranks, in node order
+    bool central = false;
     if (!bypass_) {
       // Every other rank is off-node: a private mapping, reached only through MPI.
       void* p = ::mmap(nullptr, seg_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (p == MAP_FAILED) util::fatal("cannot map a shared heap of %zu bytes: %s", seg_bytes_, std::strerror(errno));
       base_ = reinterpret_cast<std::uintptr_t>(p);
-      local_.assign(1, me_);
     } else {
+      MPI_Comm_rank(node, &node_me_);
+      MPI_Comm_size(node, &node_n_);
       // One name per rank for the few moments until every rank on this machine has mapped
-      // it: rank 0 of the machine picks a random key for the job. ("gannet.mpi-", not
-      // "gannet-": the smp launcher's tests count "gannet-" names as leaks of their own.)
+      // it, and one for the machine's control region: rank 0 of the machine picks a random
+      // key for the job. ("gannet.mpi-", not "gannet-": the smp launcher's tests count
+      // "gannet-" names as leaks of their own.)
       std::uint64_t key = 0;
-      if (node_me == 0) key = std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32);
+      if (node_me_ == 0) key = std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32);
       MPI_Bcast(&key, 1, MPI_UINT64_T, 0, node);
-      auto name_of = [key](int world_rank) {
+      auto name_of = [key](const char* what, int world_rank) {
         char name[64];
-        std::snprintf(name, sizeof name, "/gannet.mpi-%016llx-%d", static_cast<unsigned long long>(key), world_rank);
+        std::snprintf(name, sizeof name, "/gannet.mpi-%016llx-%s%d", static_cast<unsigned long long>(key), what,
+                      world_rank);
         return std::string(name);
       };
-      const std::string mine = name_of(me_);
-      int fd = ::shm_open(mine.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-      if (fd < 0) util::fatal("cannot create the shared heap %s: %s", mine.c_str(), std::strerror(errno));
-      if (::ftruncate(fd, static_cast<off_t>(seg_bytes_)) != 0) {
-        ::shm_unlink(mine.c_str());
-        util::fatal("cannot size the shared heap to %zu bytes (/dev/shm too small?): %s", seg_bytes_,
-                    std::strerror(errno));
+      const std::string mine = name_of("", me_);
+      base_ = reinterpret_cast<std::uintptr_t>(create_shared(mine, seg_bytes_, "shared heap"));
+      const std::string control = name_of("node", 0);
+      node_layout_ = smp::job_layout::compute(node_n_, 0);
+      node_region_bytes_ = node_layout_.control_bytes;
+      if (node_n_ > 1 && node_me_ == 0) {
+        node_region_ = create_shared(control, node_region_bytes_, "control region");
+        // The machine's barrier, chosen once for all its ranks (they read it after the
+        // barrier below).
+        smp::header_of(node_region_)->barrier_central.store(smp::choose_central_barrier(node_n_) ? 1 : 0,
+                                                            std::memory_order_relaxed);
       }
-      void* p = ::mmap(nullptr, seg_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-      ::close(fd);
-      if (p == MAP_FAILED) {
-        ::shm_unlink(mine.c_str());
-        util::fatal("cannot map the shared heap: %s", std::strerror(errno));
-      }
-      base_ = reinterpret_cast<std::uintptr_t>(p);
-      std::vector<int> members(static_cast<std::size_t>(node_n));
+      members.resize(static_cast<std::size_t>(node_n_));
       MPI_Allgather(&me_, 1, MPI_INT, members.data(), 1, MPI_INT, node);
       MPI_Barrier(node);  // every name exists
       for (int world_rank : members) {
         if (world_rank == me_) continue;
-        const std::string theirs = name_of(world_rank);
-        int pfd = ::shm_open(theirs.c_str(), O_RDWR, 0600);
-        if (pfd < 0) util::fatal("cannot open rank %d's shared heap: %s", world_rank, std::strerror(errno));
-        void* q = ::mmap(nullptr, seg_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, pfd, 0);
-        ::close(pfd);
-        if (q == MAP_FAILED) util::fatal("cannot map rank %d's shared heap: %s", world_rank, std::strerror(errno));
+        void* q = open_shared(name_of("", world_rank), seg_bytes_);
         peer_maps_.push_back(q);
         mapped_[world_rank] = reinterpret_cast<std::uintptr_t>(q);
       }
+      if (node_n_ > 1) {
+        if (node_me_ != 0) node_region_ = open_shared(control, node_region_bytes_);
+        node_header_ = smp::header_of(node_region_);
+        rings_.resize(static_cast<std::size_t>(node_n_));
+        for (int i = 0; i < node_n_; ++i) rings_[i] = smp::ring(smp::ring_of(node_region_, node_layout_, i));
+        rings_[node_me_].initialize();  // before the barrier: nobody sends before it
+        central = node_header_->barrier_central.load(std::memory_order_relaxed) != 0;
+        node_barrier_ = smp::region_barrier(node_region_, node_layout_, node_me_, node_n_, central);
+      }
       MPI_Barrier(node);  // everyone has mapped everyone: the names can go
       ::shm_unlink(mine.c_str());
-      std::sort(members.begin(), members.end());
-      local_ = members;
+      if (node_n_ > 1 && node_me_ == 0) ::shm_unlink(control.c_str());
     }
     bases_.resize(static_cast<std::size_t>(n_));
     std::uint64_t b = base_;
     MPI_Allgather(&b, 1, MPI_UINT64_T, bases_.data(), 1, MPI_UINT64_T, world_);
-    for (auto& [r, here] : mapped_) delta_[r] = here - bases_[static_cast<std::size_t>(r)];
+    node_index_.assign(static_cast<std::size_t>(n_), -1);
+    node_delta_.assign(static_cast<std::size_t>(node_n_), 0);
+    for (int i = 0; i < node_n_; ++i) {
+      int const r = members[static_cast<std::size_t>(i)];
+      node_index_[static_cast<std::size_t>(r)] = i;
+      if (r != me_) node_delta_[static_cast<std::size_t>(i)] = mapped_[r] - bases_[static_cast<std::size_t>(r)];
+    }
+    local_ = members;
+    std::sort(local_.begin(), local_.end());
+    offnode_peers_ = node_n_ < n_;
+    // Collectives pick their algorithm by this: every rank must see the same answer.
+    int mine_outnumber = central ? 1 : 0;
+    check(MPI_Allreduce(&mine_outnumber, &outnumber_, 1, MPI_INT, MPI_LOR, world_), "MPI_Allreduce");
+    // The machines' leaders, for the job-wide barrier (every rank when each is alone).
+    if (offnode_peers_)
+      check(MPI_Comm_split(world_, node_me_ == 0 ? 0 : MPI_UNDEFINED, me_, &leaders_), "MPI_Comm_split");
     MPI_Comm_free(&node);
+  }
+
+  // Creates, sizes and maps a POSIX shared-memory object (zero-filled).
+  static void* create_shared(const std::string& name, std::size_t bytes, const char* what) {
+    int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) util::fatal("cannot create the %s %s: %s", what, name.c_str(), std::strerror(errno));
+    if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+      int const e = errno;
+      ::shm_unlink(name.c_str());
+      util::fatal("cannot size the %s to %zu bytes (/dev/shm too small?): %s", what, bytes, std::strerror(e));
+    }
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED) {
+      int const e = errno;
+      ::shm_unlink(name.c_str());
+      util::fatal("cannot map the %s: %s", what, std::strerror(e));
+    }
+    return p;
+  }
+
+  static void* open_shared(const std::string& name, std::size_t bytes) {
+    int fd = ::shm_open(name.c_str(), O_RDWR, 0600);
+    if (fd < 0) util::fatal("cannot open %s (a peer's shared memory): %s", name.c_str(), std::strerror(errno));
+    void* q = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    ::close(fd);
+    if (q == MAP_FAILED) util::fatal("cannot map %s (a peer's shared memory): %s", name.c_str(), std::strerror(errno));
+    return q;
   }
 
   int me_ = 0, n_ = 1;
@@ -531,7 +686,23 @@ class mpi_transport final : public transport {
   std::vector<std::uint64_t> bases_;  // every rank's segment base (owner's address)
   std::vector<rank_t> local_;
   std::unordered_map<rank_t, std::uintptr_t> mapped_;  // where this process maps a local peer's segment
-  std::unordered_map<rank_t, std::uintptr_t> delta_;   // mapped - owner base, unsigned wrap-around
+  // This machine (with the bypass): our index among its ranks, their count, each world
+  // rank's index here (-1: another machine), and mapped - owner base per index (unsigned
+  // wrap-around), and the control region with their rings and barrier.
+  int node_me_ = 0, node_n_ = 1;
+  std::vector<int> node_index_;
+  std::vector<std::uintptr_t> node_delta_;
+  void* node_region_ = nullptr;
+  std::size_t node_region_bytes_ = 0;
+  smp::job_layout node_layout_{};
+  smp::job_header* node_header_ = nullptr;
+  std::vector<smp::ring> rings_;  // by node index: producer handles, and ours to consume
+  smp::region_barrier node_barrier_;
+  bool offnode_peers_ = false;  // some ranks are on other machines
+  int outnumber_ = 0;           // some machine's ranks outnumber its cores
+  MPI_Comm leaders_ = MPI_COMM_NULL;
+  std::uint64_t barrier_epoch_ = 0;
+  int barrier_phase_ = 0;  // 0: this machine's barrier; 1: the leaders' MPI barrier; 2: awaiting release
   std::vector<void*> peer_maps_;
   am_handler handlers_[max_am_handlers] = {};
   std::deque<recv_slot> recvs_;

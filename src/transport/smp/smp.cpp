@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "transport/smp/barrier.hpp"
 #include "transport/smp/job.hpp"
 #include "transport/smp/ring.hpp"
 #include "transport/smp/smp.hpp"
@@ -66,18 +67,9 @@ class smp_transport final : public transport {
     header_ = smp::header_of(region_);
     slots_ = smp::slots_of(region_, layout_);
 
-    rounds_ = 0;
-    while ((1 << rounds_) < n_) ++rounds_;
     if (me_ == 0) {
       // Rank 0 chooses for everyone (bootstrap publishes it).
-      central_barrier_ = n_ > available_cores();
-      // GANNET_BARRIER=central|dissemination overrides the choice (tests run both anywhere).
-      if (const char* b = std::getenv("GANNET_BARRIER"); b && *b) {
-        if (std::strcmp(b, "central") == 0) central_barrier_ = true;
-        else if (std::strcmp(b, "dissemination") == 0) central_barrier_ = false;
-        else util::fatal("GANNET_BARRIER='%s': expected 'central' or 'dissemination'", b);
-      }
-      header_->barrier_central.store(central_barrier_ ? 1 : 0, std::memory_order_relaxed);
+      header_->barrier_central.store(smp::choose_central_barrier(n_) ? 1 : 0, std::memory_order_relaxed);
     }
 
     local_.resize(static_cast<std::size_t>(n_));
@@ -158,73 +150,14 @@ class smp_transport final : public transport {
     return status::ok;
   }
 
-  // Two barriers, chosen at start-up:
-  //  - Dissemination (Hensgen, Finkel & Manber) when every rank has a core: in round k rank i
-  //    signals rank (i + 2^k) mod n and waits for rank (i - 2^k) mod n. ceil(log2 n) rounds,
-  //    each flag has a single writer, and epochs only grow, so nothing is ever reset.
-  //  - A central counter when ranks outnumber cores: then every barrier costs context
-  //    switches (a waiting rank must yield its core to a rank that has not arrived), and a
-  //    rank that needs a partner to run between its rounds costs more of them than a single
-  //    round. Each rank adds one arrival; the rank whose arrival completes barrier e
-  //    (arrivals == e * n) publishes e.
-  void barrier_arrive() override {
-    ++epoch_;
-    round_ = 0;
-    signalled_ = false;
-    if (central_barrier_) {
-      auto& mine = slots_[me_];
-      mine.cpu.store(::sched_getcpu(), std::memory_order_relaxed);
-      mine.barrier_epoch.store(epoch_, std::memory_order_relaxed);
-      first_missing_ = 0;
-      // acq_rel: our writes before the barrier are released to whoever completes it, and
-      // the completer acquires every arrival's writes before publishing.
-      std::uint64_t arrived = header_->barrier_arrivals.fetch_add(1, std::memory_order_acq_rel) + 1;
-      if (arrived == epoch_ * static_cast<std::uint64_t>(n_))
-        header_->barrier_done.store(epoch_, std::memory_order_release);
-    }
-  }
-
-  // Central barrier only (ranks outnumber cores): a rank that has not arrived and last ran
-  // on our CPU is queued behind us, so spinning only delays it by a time slice; if every
-  // missing rank runs on another core, spinning notices the end a context switch sooner
-  // than yielding would (4 ranks on 2 cores: one switch per core per barrier instead of
-  // two). Ranks known to have arrived are skipped on later calls for the same barrier.
+  // The barrier of the job's region (barrier.hpp: dissemination, or a central counter when
+  // ranks outnumber cores).
+  void barrier_arrive() override { barrier_.arrive(); }
+  bool barrier_test() override { return barrier_.test(); }
+  wait_hint barrier_wait_hint() override { return barrier_.wait_hint(); }
   // Rank 0's choice of barrier, published to all: ranks outnumber cores (or GANNET_BARRIER
   // asked for the central barrier, which the runtime then treats alike).
-  bool ranks_outnumber_cores() const override { return central_barrier_; }
-
-  wait_hint barrier_wait_hint() override {
-    if (!central_barrier_) return wait_hint::any;
-    int const cpu = ::sched_getcpu();
-    auto& mine = slots_[me_];
-    if (mine.cpu.load(std::memory_order_relaxed) != cpu) mine.cpu.store(cpu, std::memory_order_relaxed);
-    while (first_missing_ < n_ && slots_[first_missing_].barrier_epoch.load(std::memory_order_relaxed) >= epoch_)
-      ++first_missing_;
-    for (int r = first_missing_; r < n_; ++r)
-      if (slots_[r].barrier_epoch.load(std::memory_order_relaxed) < epoch_ &&
-          slots_[r].cpu.load(std::memory_order_relaxed) == cpu)
-        return wait_hint::yield;
-    return wait_hint::spin;
-  }
-
-  bool barrier_test() override {
-    if (central_barrier_) return header_->barrier_done.load(std::memory_order_acquire) >= epoch_;
-    while (round_ < rounds_) {
-      if (!signalled_) {
-        int partner = (me_ + (1 << round_)) % n_;
-        // Release: our writes before the barrier are visible to the partner once it
-        // observes the epoch (and, transitively, to everyone after the last round).
-        smp::flag_of(region_, layout_, partner, round_)->epoch.store(epoch_, std::memory_order_release);
-        signalled_ = true;
-      }
-      // Acquire: pairs with the release above in the rank that signals us.
-      if (smp::flag_of(region_, layout_, me_, round_)->epoch.load(std::memory_order_acquire) < epoch_)
-        return false;
-      ++round_;
-      signalled_ = false;
-    }
-    return true;
-  }
+  bool ranks_outnumber_cores() const override { return barrier_.central(); }
 
   bool poll() override {
     // Handlers run on messages in place, so the ring cannot be consumed re-entrantly (a
@@ -287,7 +220,8 @@ class smp_transport final : public transport {
       if (++spins > 64) ::usleep(50);
     }
     // Acquire above pairs with rank 0's acq_rel count, which follows its store of the choice.
-    central_barrier_ = header_->barrier_central.load(std::memory_order_relaxed) != 0;
+    barrier_ = smp::region_barrier(region_, layout_, me_, n_,
+                                   header_->barrier_central.load(std::memory_order_relaxed) != 0);
     owner_base_.resize(static_cast<std::size_t>(n_));
     delta_.resize(static_cast<std::size_t>(n_));
     auto mine = reinterpret_cast<std::uintptr_t>(region_);
@@ -297,7 +231,7 @@ class smp_transport final : public transport {
     }
   }
 
-  int me_ = 0, n_ = 1, rounds_ = 0;
+  int me_ = 0, n_ = 1;
   std::size_t heap_bytes_ = 0, region_bytes_ = 0;
   void* region_ = nullptr;
   smp::job_layout layout_{};
@@ -386,19 +320,7 @@ class smp_transport final : public transport {
     return did;
   }
   std::vector<std::uintptr_t> owner_base_, delta_;
-  std::uint64_t epoch_ = 0;
-  int round_ = 0;
-  int first_missing_ = 0;  // central barrier: ranks below it have arrived at epoch_
-  bool signalled_ = false;
-  bool central_barrier_ = false;
-
-  static int available_cores() {
-    cpu_set_t set;
-    int cores = 0;
-    if (::sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
-    if (cores <= 0) cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
-    return cores > 0 ? cores : 1;
-  }
+  smp::region_barrier barrier_;
 };
 
 }  // namespace
