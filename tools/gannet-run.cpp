@@ -177,11 +177,20 @@ void print_info() {
     // Open MPI starts no more ranks than cores unless told; on one machine that is a
     // gannet-run job, which always may. Settings reach ranks on other machines with -x.
     if (ranks > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))) args.push_back("--oversubscribe");
-    for (const char* name : {"GANNET_SHARED_HEAP_SIZE", "UPCXX_SHARED_HEAP_SIZE", "GANNET_BYPASS"})
+    for (const char* name :
+         {"GANNET_SHARED_HEAP_SIZE", "UPCXX_SHARED_HEAP_SIZE", "GANNET_BYPASS", "GANNET_BARRIER", "GANNET_MPI_NODE_RANKS"})
       if (std::getenv(name)) {
         args.push_back("-x");
         args.push_back(name);
       }
+    // One-sided MPI between machines without an RDMA network (TCP) needs osc/pt2pt (osc/rdma
+    // wants RDMA), which Debian's openmpi-mca-params.conf turns off ("osc = ^ucx,pt2pt"):
+    // allow it again, unless the user chose the one-sided components.
+    if (!std::getenv("OMPI_MCA_osc")) {
+      args.push_back("--mca");
+      args.push_back("osc");
+      args.push_back("^ucx");
+    }
   }
   if (const char* extra = std::getenv("GANNET_MPIRUN_ARGS")) {
     std::string word;

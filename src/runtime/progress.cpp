@@ -274,7 +274,25 @@ void discharge(persona_scope& ps) {
   discharge_here("upcxx::discharge(persona_scope&)");
 }
 
-void progress(progress_level level) { progress_once(level); }
+}  // namespace upcxx
+
+bool gannet::runtime::progress_pass(upcxx::progress_level level) { return upcxx::progress_once(level); }
+
+namespace upcxx {
+
+void progress(progress_level level) {
+  // With more ranks than cores on this machine (spin limit 1), a program that polls
+  // `while (!done) upcxx::progress();` would hold its core for a whole time slice while the
+  // rank it waits for, queued behind it, cannot run: after a run of idle polls, yield (the
+  // "polite" waiting of oversubscribed GASNet jobs).
+  thread_local unsigned idle = 0;
+  if (progress_once(level)) {
+    idle = 0;
+  } else if (gannet::runtime::spin_limit() <= 1 && ++idle >= 16) {
+    idle = 0;
+    ::sched_yield();
+  }
+}
 
 namespace detail {
 

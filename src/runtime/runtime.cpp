@@ -114,13 +114,7 @@ unsigned spin_limit() { return g_spin_limit; }
 
 // With more ranks than cores on this machine (4 ranks on 2 cores in CI), a rank that spins
 // only delays the rank it waits for, which needs the core: yield almost at once.
-void choose_spin_limit(int local_ranks) {
-  cpu_set_t set;
-  int cores = 0;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
-  if (cores <= 0) cores = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
-  g_spin_limit = (cores > 0 && local_ranks > cores) ? 1 : 64;
-}
+void choose_spin_limit(int local_ranks, int cores) { g_spin_limit = (cores > 0 && local_ranks > cores) ? 1 : 64; }
 
 namespace {
 std::atomic<bool> g_thread_safe{false};
@@ -313,7 +307,7 @@ void detail::init_library(bool par, bool debug) {
   r.scratch = static_cast<std::byte*>(heap_base);
   r.heap.emplace(r.scratch + gannet::runtime::scratch_bytes, mine.size - gannet::runtime::scratch_bytes);
 
-  gannet::runtime::choose_spin_limit(static_cast<int>(tp.local_ranks().size()));
+  gannet::runtime::choose_spin_limit(static_cast<int>(tp.local_ranks().size()), tp.machine_cores());
   std::vector<intrank_t> local_members(tp.local_ranks().begin(), tp.local_ranks().end());
   intrank_t local_me = 0;
   for (std::size_t i = 0; i < local_members.size(); ++i)
@@ -422,7 +416,7 @@ void detail::barrier_unchecked(const team& t) {
       }
       h = r.tp->barrier_wait_hint();
     }
-    upcxx::progress();
+    gannet::runtime::progress_pass(upcxx::progress_level::user);
     if (r.tp->job_aborting()) std::_Exit(1);  // the launcher is ending the job
     // Without a hint, a rank that has a core of its own yields only every spin_cap polls: a
     // yield there only delays the RPCs and the last arrival it serves (spec 12.2 ¶8).

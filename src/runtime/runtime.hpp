@@ -42,6 +42,10 @@ std::byte* coll_scratch(int rank);
 void wait_until_aborting_or(bool (*done)(void*), void* arg,
                             upcxx::progress_level level = upcxx::progress_level::user);
 
+// One pass of progress at `level`, without the idle yield upcxx::progress() makes when ranks
+// outnumber cores (for loops with a backoff of their own); true if it did anything.
+bool progress_pass(upcxx::progress_level level);
+
 // Threadmode par: one recursive lock serializes the transport and the RPC state between
 // threads (the transports are not thread-safe; see capabilities::thread_safe). In seq mode
 // the guard costs one predictable branch.
@@ -50,7 +54,7 @@ void enable_thread_safety();
 // How many idle polls a waiting loop makes before it yields the core: few when this
 // machine runs more ranks than it has cores (chosen at init).
 unsigned spin_limit();
-void choose_spin_limit(int local_ranks);
+void choose_spin_limit(int local_ranks, int cores);
 class runtime_lock {
  public:
   runtime_lock();

@@ -4,10 +4,13 @@
 #include <cstdlib>
 
 #include "transport/mpi/mpi.hpp"
+#include "transport/smp/barrier.hpp"
 #include "transport/smp/smp.hpp"
 #include "util/log.hpp"
 
 namespace gannet::transport {
+
+int transport::machine_cores() const { return smp::available_cores(); }
 
 int mpi_launch_size() {
   // Open MPI's mpirun, then the PMI variables of MPICH's hydra (and Slurm's PMI).

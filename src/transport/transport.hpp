@@ -146,6 +146,11 @@ class transport {
   // Whether this job's ranks outnumber the cores they run on, answered alike on every rank
   // (the runtime picks collective algorithms by it, and every rank must pick the same one).
   virtual bool ranks_outnumber_cores() const { return false; }
+  // The cores the ranks of this machine may run on between them: the union of their CPU
+  // affinities (under mpirun each rank may be bound to a core of its own, so one rank's
+  // mask says little). The default is this process's affinity, which the ranks of a
+  // launcher that binds nothing share.
+  virtual int machine_cores() const;
 
   // ---- progress ------------------------------------------------------------------------
   // Services incoming messages and completions; returns true if it did any work.

@@ -33,7 +33,7 @@ usage() {
   exit 2
 }
 
-gannet_run= heap= limit=120
+gannet_run='' heap='' limit=120
 while [ $# -gt 0 ]; do
   case $1 in
     --gannet-run) [ $# -ge 2 ] || usage; gannet_run=$2; shift 2 ;;
@@ -59,8 +59,9 @@ case $("$mpirun" --version 2>&1 | head -n 1) in
 esac
 if [ -n "$gannet_run" ] && [ ! -x "$gannet_run" ]; then fail "--gannet-run $gannet_run: not executable"; fi
 
-# The rest runs in a private mount namespace: the tmpfs mounts and /run/netns entries made
-# below are seen by no one else and go away with the script, even if it is killed.
+# The rest runs in a private mount namespace: the tmpfs mounts below, and the bind mounts
+# that `ip netns add` makes under /run/netns, are seen by no one else and go with the script
+# even if it is killed (SIGKILL leaves only the two empty /run/netns/gannet2h-* files).
 if [ -z "${GANNET_TWO_HOSTS_INNER:-}" ]; then
   err=$(unshare --mount --propagation private true 2>&1) || skip "cannot make a mount namespace: $err"
   GANNET_TWO_HOSTS_INNER=1 exec unshare --mount --propagation private "$BASH" "$0" \
@@ -76,7 +77,8 @@ veth_a=g2h$$a veth_b=g2h$$b  # at most 15 characters; their own namespaces only
 ip_a=10.213.0.1 ip_b=10.213.0.2 net=10.213.0.0/24
 host_a=gannet2h-a host_b=gannet2h-b
 work=
-made_a= made_b=
+made_a='' made_b=''
+job_pid=
 
 shm_real() { ls -A /dev/shm 2>/dev/null | grep '^gannet\.mpi-' | sort; }
 
@@ -88,6 +90,7 @@ cleanup() {
     pids=$(ip netns pids "$ns" 2>/dev/null)
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null
   done
+  [ -n "$job_pid" ] && kill -9 "$job_pid" 2>/dev/null  # the timeout around mpirun
   for ns in $made_a $made_b; do ip netns delete "$ns" 2>/dev/null; done  # takes the veth with it
   if [ -n "$work" ]; then
     umount "$work/a/shm" "$work/b/shm" 2>/dev/null
@@ -157,24 +160,39 @@ mca=(--hostfile "$work/hostfile" --map-by node
 # One-sided MPI between nodes over TCP: Open MPI 4.1's osc/rdma needs an RDMA-capable BTL
 # (openib, uct; not tcp) and Debian's openmpi-mca-params.conf disables osc/pt2pt and
 # osc/ucx ("osc = ^ucx,pt2pt"), so without this MPI_Win_create fails with MPI_ERR_WIN, as it
-# would on a TCP-only cluster. The caller's OMPI_MCA_osc, if any, wins.
-[ -n "${OMPI_MCA_osc:-}" ] || mca+=(--mca osc pt2pt)
+# would on a TCP-only cluster. gannet-run --mpi allows it again itself (this test checks
+# that it does); plain mpirun needs it here. The caller's OMPI_MCA_osc, if any, wins.
+[ -n "${OMPI_MCA_osc:-}" ] || [ -n "$gannet_run" ] || mca+=(--mca osc pt2pt)
 forward=()
 for name in $(env | sed -n 's/^\(\(GANNET\|UPCXX\)_[A-Za-z0-9_]*\|[AMTL]SAN_OPTIONS\|UBSAN_OPTIONS\|UCX_[A-Za-z0-9_]*\)=.*/\1/p'); do
   case $name in GANNET_MPIRUN | GANNET_MPIRUN_ARGS) continue ;; esac
   # gannet-run forwards these itself.
   if [ -n "$gannet_run" ]; then
-    case $name in GANNET_SHARED_HEAP_SIZE | UPCXX_SHARED_HEAP_SIZE | GANNET_BYPASS) continue ;; esac
+    case $name in GANNET_SHARED_HEAP_SIZE | UPCXX_SHARED_HEAP_SIZE | GANNET_BYPASS | GANNET_BARRIER | GANNET_MPI_NODE_RANKS) continue ;; esac
   fi
   forward+=(-x "$name")
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 on_a=("$work/host" "$ns_a" "$host_a" "$work/a")
 
+# bounded SECONDS COMMAND...: COMMAND on host a, killed after SECONDS. In the background so
+# that a signal to this script runs its trap (and cleanup) at once, not after the job.
+bounded() {
+  local seconds=$1 rc
+  shift
+  timeout -k 10 "$seconds" "${on_a[@]}" "$@" &
+  job_pid=$!
+  wait $job_pid
+  rc=$?
+  job_pid=
+  return $rc
+}
+
 # ---- 1. are they really two nodes? ----
 probe='echo "probe rank=$OMPI_COMM_WORLD_RANK host=$(hostname) net=$(readlink /proc/self/ns/net) local_size=$OMPI_COMM_WORLD_LOCAL_SIZE"'
-out=$(timeout -k 10 60 "${on_a[@]}" "$mpirun" -n 2 "${mca[@]}" /bin/sh -c "$probe" 2>&1)
+bounded 30 "$mpirun" -n 2 "${mca[@]}" /bin/sh -c "$probe" >"$work/probe.out" 2>&1
 rc=$?
+out=$(cat "$work/probe.out")
 echo "$out"
 [ $rc = 0 ] || fail "the probe job failed (exit $rc)"
 lines=$(echo "$out" | grep -c '^probe rank=')
@@ -186,7 +204,7 @@ lines=$(echo "$out" | grep -c '^probe rank=')
 
 # ---- 2. the job ----
 if [ -n "$gannet_run" ]; then
-  export GANNET_MPIRUN_ARGS="${mca[*]} ${forward[*]}"  # no spaces in any of the words
+  export GANNET_MPIRUN_ARGS="${GANNET_MPIRUN_ARGS:-} ${mca[*]} ${forward[*]}"  # no word has a space
   export GANNET_MPIRUN=$mpirun
   job=("$gannet_run" --mpi -n 2 ${heap:+--shared-heap "$heap"} "$@")
 else
@@ -195,7 +213,7 @@ else
 fi
 echo "$me: ${job[*]}  (GANNET_BYPASS=${GANNET_BYPASS-unset}${GANNET_MPIRUN_ARGS:+, GANNET_MPIRUN_ARGS=$GANNET_MPIRUN_ARGS})"
 start=$(date +%s.%N)
-timeout -k 10 "$limit" "${on_a[@]}" "${job[@]}"
+bounded "$limit" "${job[@]}"
 rc=$?
 end=$(date +%s.%N)
 echo "$me: exit $rc after $(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }') s"

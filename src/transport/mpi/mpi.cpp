@@ -108,9 +108,18 @@ class mpi_transport final : public transport {
     make_segment(heap_bytes + runtime_reserve_bytes);
 
     // The window over every segment: displacements are offsets from the owner's base.
-    check(MPI_Win_create(reinterpret_cast<void*>(base_), static_cast<MPI_Aint>(seg_bytes_), 1, MPI_INFO_NULL,
-                         world_, &win_),
-          "MPI_Win_create");
+    if (int rc = MPI_Win_create(reinterpret_cast<void*>(base_), static_cast<MPI_Aint>(seg_bytes_), 1, MPI_INFO_NULL,
+                                world_, &win_);
+        rc != MPI_SUCCESS) {
+      char text[MPI_MAX_ERROR_STRING];
+      int len = 0;
+      MPI_Error_string(rc, text, &len);
+      util::fatal("MPI: MPI_Win_create failed: %.*s. Gannet reaches the heaps of other machines through MPI "
+                  "one-sided communication; with Open MPI over TCP that needs the pt2pt component, which Debian's "
+                  "openmpi-mca-params.conf turns off: start the job with gannet-run --mpi, which allows it, or set "
+                  "OMPI_MCA_osc=^ucx",
+                  len, text);
+    }
     check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
 
     for (int i = 0; i < recv_slots; ++i) {
@@ -243,6 +252,7 @@ class mpi_transport final : public transport {
   wait_hint barrier_wait_hint() override { return node_n_ == n_ ? node_barrier_.wait_hint() : wait_hint::any; }
   // Whether any machine's ranks outnumber its cores (agreed by every rank at start-up).
   bool ranks_outnumber_cores() const override { return outnumber_; }
+  int machine_cores() const override { return machine_cores_; }
 
   // ---- progress ----
   bool poll() override {
@@ -556,6 +566,15 @@ class mpi_transport final : public transport {
     seg_bytes_ = bytes;
     MPI_Comm node;
     check(MPI_Comm_split_type(world_, MPI_COMM_TYPE_SHARED, me_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    {
+      // The machine's cores: the union of its ranks' affinities (mpirun may bind each rank to
+      // a core of its own).
+      cpu_set_t set, all;
+      CPU_ZERO(&set);
+      if (::sched_getaffinity(0, sizeof set, &set) != 0) CPU_ZERO(&set);
+      check(MPI_Allreduce(&set, &all, static_cast<int>(sizeof set), MPI_BYTE, MPI_BOR, node), "MPI_Allreduce");
+      machine_cores_ = CPU_COUNT(&all) > 0 ? CPU_COUNT(&all) : smp::available_cores();
+    }
     if (const char* k = std::getenv("GANNET_MPI_NODE_RANKS"); k && *k) {
       // Testing aid (docs/testing.md): treat each K consecutive ranks of a machine as a
       // machine of their own, so that a job on one machine mixes on- and off-node peers.
@@ -600,7 +619,7 @@ class mpi_transport final : public transport {
         node_region_ = create_shared(control, node_region_bytes_, "control region");
         // The machine's barrier, chosen once for all its ranks (they read it after the
         // barrier below).
-        smp::header_of(node_region_)->barrier_central.store(smp::choose_central_barrier(node_n_) ? 1 : 0,
+        smp::header_of(node_region_)->barrier_central.store(smp::choose_central_barrier(node_n_, machine_cores_) ? 1 : 0,
                                                             std::memory_order_relaxed);
       }
       members.resize(static_cast<std::size_t>(node_n_));
@@ -700,6 +719,7 @@ class mpi_transport final : public transport {
   smp::region_barrier node_barrier_;
   bool offnode_peers_ = false;  // some ranks are on other machines
   int outnumber_ = 0;           // some machine's ranks outnumber its cores
+  int machine_cores_ = 1;       // the union of this machine's ranks' affinities
   MPI_Comm leaders_ = MPI_COMM_NULL;
   std::uint64_t barrier_epoch_ = 0;
   int barrier_phase_ = 0;  // 0: this machine's barrier; 1: the leaders' MPI barrier; 2: awaiting release

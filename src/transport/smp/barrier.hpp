@@ -116,11 +116,11 @@ inline int available_cores() {
   return cores > 0 ? cores : 1;
 }
 
-// The barrier for `ranks` ranks on this machine: central when they outnumber its cores.
-// GANNET_BARRIER=central|dissemination overrides the choice (tests run both anywhere). One
-// rank chooses for the region and publishes the choice (its peers' affinities may differ).
-inline bool choose_central_barrier(int ranks) {
-  bool central = ranks > available_cores();
+// The barrier for `ranks` ranks on this machine that may run on `cores` cores between them:
+// central when they outnumber the cores. GANNET_BARRIER=central|dissemination overrides the
+// choice (tests run both anywhere). One rank chooses for the region and publishes it.
+inline bool choose_central_barrier(int ranks, int cores) {
+  bool central = ranks > cores;
   if (const char* b = std::getenv("GANNET_BARRIER"); b && *b) {
     if (std::strcmp(b, "central") == 0) central = true;
     else if (std::strcmp(b, "dissemination") == 0) central = false;

@@ -69,7 +69,7 @@ class smp_transport final : public transport {
 
     if (me_ == 0) {
       // Rank 0 chooses for everyone (bootstrap publishes it).
-      header_->barrier_central.store(smp::choose_central_barrier(n_) ? 1 : 0, std::memory_order_relaxed);
+      header_->barrier_central.store(smp::choose_central_barrier(n_, smp::available_cores()) ? 1 : 0, std::memory_order_relaxed);
     }
 
     local_.resize(static_cast<std::size_t>(n_));
