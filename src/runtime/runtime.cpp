@@ -82,7 +82,9 @@ std::size_t heap_size_from_env() {
     std::string why;
     auto spec = util::parse_size(v, &why);
     if (!spec) util::fatal("%s='%s' is not a valid size: %s", name, v, why.c_str());
-    return util::resolve_size(*spec, 1);
+    // A percentage is of the machine's memory, shared by its ranks (gannet-run resolves it
+    // before starting them; under mpirun each rank divides by the launcher's local size).
+    return util::resolve_size(*spec, transport::launcher_local_ranks());
   }
   return default_heap_bytes;
 }

@@ -23,6 +23,17 @@ int mpi_launch_size() {
   return 0;
 }
 
+int launcher_local_ranks() {
+  // Open MPI, MPICH's hydra, Slurm.
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
+    if (const char* v = std::getenv(name); v && *v) {
+      int n = std::atoi(v);
+      if (n > 0) return n;
+    }
+  }
+  return 1;
+}
+
 std::unique_ptr<transport> make_transport(std::size_t heap_bytes) {
   if (smp_job_present()) return make_smp();
   const int launched = mpi_launch_size();

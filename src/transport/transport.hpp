@@ -182,6 +182,11 @@ class transport {
 // `heap_bytes` is the segment size when this process creates it (loopback).
 std::unique_ptr<transport> make_transport(std::size_t heap_bytes);
 
+// How many ranks of this job the launcher started on this machine, from the environment it
+// gives each process (mpirun's local size), or 1 when it does not say (for heap sizes given
+// as a percentage of the machine's memory, shared by its ranks).
+int launcher_local_ranks();
+
 // Loopback transport options, for unit tests: `async_rma` makes put/get complete only in a
 // later poll() and makes local_address() return null, so the runtime's off-node paths run
 // inside one process.

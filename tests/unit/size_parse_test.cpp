@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
+#include "transport/transport.hpp"
 #include "util/size_parse.hpp"
 
 using gannet::util::parse_size;
@@ -32,4 +35,18 @@ TEST(SizeParse, PercentSplitsPhysicalMemoryBetweenRanks) {
   auto phys = gannet::util::physical_memory_bytes();
   ASSERT_GT(phys, 0u);
   EXPECT_NEAR(static_cast<double>(gannet::util::resolve_size(s, 4)), phys * 0.5 / 4, 4096.0);
+}
+
+// Under mpirun a percentage is shared by the ranks the launcher started on this machine.
+TEST(SizeParse, LaunchersLocalSizeDividesAPercentage) {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) ::unsetenv(name);
+  EXPECT_EQ(gannet::transport::launcher_local_ranks(), 1);
+  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4", 1);
+  EXPECT_EQ(gannet::transport::launcher_local_ranks(), 4);
+  ::unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  ::setenv("MPI_LOCALNRANKS", "3", 1);
+  EXPECT_EQ(gannet::transport::launcher_local_ranks(), 3);
+  ::setenv("MPI_LOCALNRANKS", "junk", 1);
+  EXPECT_EQ(gannet::transport::launcher_local_ranks(), 1);
+  ::unsetenv("MPI_LOCALNRANKS");
 }
