@@ -43,3 +43,7 @@ if [ -x "$build/bench/gannet-bench-mpi-coll" ]; then
   record mpi-coll-n4 mpirun -n 4 --oversubscribe "$build/bench/gannet-bench-mpi-coll" 5000
 fi
 record vis "$run" -n 2 "$build/bench/gannet-bench-vis"
+# The MPI transport (off-node over MPI, on-node under mpirun next to gannet-run).
+if [ -x "$build/bench/gannet-bench-mpi-transport" ]; then
+  "$(dirname "$0")/mpi-transport.sh" "$build" 2
+fi
