@@ -274,9 +274,9 @@ class mpi_transport final : public transport {
         did = true;
       }
     }
-    // From other machines (none when the whole job is on this one), oldest posted receive
-    // first (MPI's matching order).
-    for (int i = 0; i < recv_slots && offnode_peers_; ++i) {
+    // Through MPI (from other machines, or from ourselves when alone on this one; never when
+    // the job shares this machine), oldest posted receive first (MPI's matching order).
+    for (int i = 0; i < recv_slots && mpi_messages_; ++i) {
       recv_slot& s = recvs_.front();
       int done = 0;
       MPI_Status st;
@@ -656,12 +656,13 @@ class mpi_transport final : public transport {
     }
     local_ = members;
     std::sort(local_.begin(), local_.end());
-    offnode_peers_ = node_n_ < n_;
+    // Messages come through MPI from other machines, and from ourselves when alone here.
+    mpi_messages_ = node_n_ < n_ || node_n_ == 1;
     // Collectives pick their algorithm by this: every rank must see the same answer.
     int mine_outnumber = central ? 1 : 0;
     check(MPI_Allreduce(&mine_outnumber, &outnumber_, 1, MPI_INT, MPI_LOR, world_), "MPI_Allreduce");
     // The machines' leaders, for the job-wide barrier (every rank when each is alone).
-    if (offnode_peers_)
+    if (node_n_ < n_)
       check(MPI_Comm_split(world_, node_me_ == 0 ? 0 : MPI_UNDEFINED, me_, &leaders_), "MPI_Comm_split");
     MPI_Comm_free(&node);
   }
@@ -717,7 +718,7 @@ class mpi_transport final : public transport {
   smp::job_header* node_header_ = nullptr;
   std::vector<smp::ring> rings_;  // by node index: producer handles, and ours to consume
   smp::region_barrier node_barrier_;
-  bool offnode_peers_ = false;  // some ranks are on other machines
+  bool mpi_messages_ = false;  // some ranks (maybe just us) reach us through MPI messages
   int outnumber_ = 0;           // some machine's ranks outnumber its cores
   int machine_cores_ = 1;       // the union of this machine's ranks' affinities
   MPI_Comm leaders_ = MPI_COMM_NULL;
