@@ -69,7 +69,9 @@ struct rma_op : pooled {
 };
 
 // Inject through the transport; later events reach op->on_events from inside progress.
-void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std::size_t n, rma_op* op);
+// `transient_src`: src dies when the call returns (a by-value scalar), so the transport copies it.
+void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std::size_t n, rma_op* op,
+                    bool transient_src = false);
 void rma_get_remote(intrank_t rank, const void* owner_addr, void* dst, std::size_t n, rma_op* op);
 
 template <typename Cxs, typename SrcVals, typename OpVals>
@@ -136,7 +138,7 @@ auto rput(T value, global_ptr<T> dest, Cx&& completions = operation_cx::as_futur
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
       std::move(cxs), detail::ev_source | detail::ev_operation, dest.where());
-  return detail::start_async(op, [&] { detail::rma_put_remote(dest.where(), dest.raw_, &value, sizeof(T), op); });
+  return detail::start_async(op, [&] { detail::rma_put_remote(dest.where(), dest.raw_, &value, sizeof(T), op, true); });
 }
 
 template <typename T, typename Cx = decltype(operation_cx::as_future())>

@@ -33,11 +33,12 @@ static_assert(alignof(rma_sink) <= alignof(rma_op));
 
 }  // namespace
 
-void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std::size_t n, rma_op* op) {
+void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std::size_t n, rma_op* op,
+                    bool transient_src) {
   gannet::runtime::runtime_lock lock;
   auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
   auto r = gannet::runtime::the_transport().put(rank, reinterpret_cast<std::uintptr_t>(owner_addr), src, n, sink,
-                                                tr::op_none);
+                                                transient_src ? tr::op_source_transient : tr::op_none);
   if (r.done) op->on_events(op, rma_sink::events_of(r.done));
 }
 

@@ -43,6 +43,9 @@ enum op_flags : std::uint32_t {
   // mode injection). Without it a sender that meets a full queue keeps servicing its own
   // incoming traffic until there is room, so a cycle of full queues cannot deadlock.
   op_immediate = 1u << 0,
+  // put only: `src` is valid only during the call (the value of a scalar upcxx::rput): the
+  // transport must have read or copied it by the time it returns, and report cx_source.
+  op_source_transient = 1u << 1,
 };
 
 // Caller-owned completion target for an asynchronous operation. The transport calls

@@ -57,6 +57,7 @@ constexpr std::size_t message_bytes = 32 * 1024;  // the largest active message,
 constexpr int recv_slots = 64;
 constexpr int credits_per_peer = 64;
 constexpr int tag_am = 1;
+constexpr std::size_t staged_put_bytes = 4096;  // puts up to this size copy their source first
 constexpr am_handler_id credit_handler = 0xffff;  // a message that returns credits, not a handler's
 
 // In front of every active message.
@@ -154,23 +155,35 @@ class mpi_transport final : public transport {
 
   // ---- RMA ----
   op_result put(rank_t r, std::uintptr_t owner_addr, const void* src, std::size_t n, completion_sink* sink,
-                std::uint32_t) override {
+                std::uint32_t flags) override {
     if (void* here = local_address(r, owner_addr)) {
       std::memcpy(here, src, n);
       return {status::ok, cx_all};
     }
     if (n > static_cast<std::size_t>(INT32_MAX)) util::fatal("a put of %zu bytes: at most 2 GiB per operation", n);
-    rma_op op{MPI_REQUEST_NULL, sink, r, true, false, cx_none};
+    rma_op op{MPI_REQUEST_NULL, sink, r, true, false, cx_none, nullptr};
+    // MPI may read the source until the request completes. Small sources, and sources that
+    // die with this call (a scalar rput's value), are copied first: their source completion
+    // is then eager, and the caller's bytes are never read late.
+    if (n <= staged_put_bytes || (flags & op_source_transient)) {
+      op.staged = std::make_unique<std::byte[]>(n > 0 ? n : 1);
+      std::memcpy(op.staged.get(), src, n);
+      src = op.staged.get();
+      op.delivered = cx_source;
+    }
     check(MPI_Rput(src, static_cast<int>(n), MPI_BYTE, r, disp(r, owner_addr), static_cast<int>(n), MPI_BYTE, win_,
                    &op.req),
           "MPI_Rput");
-    // Often done at once (the data was copied out): source completion is then eager.
-    int done = 0;
-    MPI_Test(&op.req, &done, MPI_STATUS_IGNORE);
-    if (done) op.delivered = cx_source;
-    rma_.push_back(op);
+    if (!(op.delivered & cx_source)) {
+      // Often done at once (the data was copied out): source completion is then eager.
+      int done = 0;
+      MPI_Test(&op.req, &done, MPI_STATUS_IGNORE);
+      if (done) op.delivered = cx_source;
+    }
+    auto const now = static_cast<cx_bits>(op.delivered);
+    rma_.push_back(std::move(op));
     unflushed_.push_back(r);
-    return {status::ok, static_cast<cx_bits>(op.delivered)};
+    return {status::ok, now};
   }
 
   op_result get(rank_t r, std::uintptr_t owner_addr, void* dst, std::size_t n, completion_sink* sink,
@@ -180,11 +193,11 @@ class mpi_transport final : public transport {
       return {status::ok, cx_all};
     }
     if (n > static_cast<std::size_t>(INT32_MAX)) util::fatal("a get of %zu bytes: at most 2 GiB per operation", n);
-    rma_op op{MPI_REQUEST_NULL, sink, r, false, false, cx_none};
+    rma_op op{MPI_REQUEST_NULL, sink, r, false, false, cx_none, nullptr};
     check(MPI_Rget(dst, static_cast<int>(n), MPI_BYTE, r, disp(r, owner_addr), static_cast<int>(n), MPI_BYTE, win_,
                    &op.req),
           "MPI_Rget");
-    rma_.push_back(op);
+    rma_.push_back(std::move(op));
     return {status::ok, cx_none};
   }
 
@@ -361,6 +374,7 @@ class mpi_transport final : public transport {
     bool put;
     bool flushed;            // a put covered by an MPI_Win_flush: remotely complete
     std::uint8_t delivered;  // cx bits already reported
+    std::unique_ptr<std::byte[]> staged;  // a put's copy of its source (see put)
   };
 
   static void at_exit() {
@@ -540,13 +554,14 @@ class mpi_transport final : public transport {
       unflushed_.clear();
     }
     for (std::size_t i = 0; i < rma_.size();) {
-      rma_op& op = rma_[i];
-      int done = op.req == MPI_REQUEST_NULL;
-      if (!done) check(MPI_Test(&op.req, &done, MPI_STATUS_IGNORE), "MPI_Test (RMA)");
-      if (done && !(op.delivered & cx_source) && op.put) {
-        op.delivered |= cx_source;
-        if (op.sink) op.sink->complete(cx_source);
+      int done = rma_[i].req == MPI_REQUEST_NULL;
+      if (!done) check(MPI_Test(&rma_[i].req, &done, MPI_STATUS_IGNORE), "MPI_Test (RMA)");
+      if (done && !(rma_[i].delivered & cx_source) && rma_[i].put) {
+        rma_[i].delivered |= cx_source;
+        // May start new operations (appended to rma_, which may move): index, not reference.
+        if (rma_[i].sink) rma_[i].sink->complete(cx_source);
       }
+      rma_op& op = rma_[i];
       bool remote = done && (!op.put || op.flushed);
       if (!remote) {
         ++i;
@@ -554,7 +569,7 @@ class mpi_transport final : public transport {
       }
       auto rest = static_cast<cx_bits>(cx_all & ~op.delivered);
       completion_sink* sink = op.sink;
-      rma_[i] = rma_.back();
+      rma_[i] = std::move(rma_.back());
       rma_.pop_back();
       did = true;
       if (sink && rest) sink->complete(rest);  // may start new operations (appended to rma_)
