@@ -46,6 +46,7 @@
 #include "transport/smp/barrier.hpp"
 #include "transport/smp/job.hpp"
 #include "transport/smp/ring.hpp"
+#include "transport/smp/ring_dispatch.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
 
@@ -275,17 +276,7 @@ class mpi_transport final : public transport {
     if (node_n_ > 1) {
       // From this machine: a bounded batch, as on smp.
       smp::ring& mine = rings_[static_cast<std::size_t>(node_me_)];
-      for (int i = 0; i < 64; ++i) {
-        bool got = mine.consume_one([&](const smp::ring_message_header& h) {
-          const char* body = smp::ring::body_of(h);
-          am_handler fn = h.handler < max_am_handlers ? handlers_[h.handler] : nullptr;
-          if (!fn) util::fatal("active message from rank %d for unregistered handler %u", h.source, h.handler);
-          fn(am_message{h.source, std::as_bytes(std::span(body, h.header_bytes)),
-                        std::as_bytes(std::span(body + h.header_bytes, h.payload_bytes))});
-        });
-        if (!got) break;
-        did = true;
-      }
+      did = smp::dispatch_ring(mine, handlers_, 64) || did;
     }
     // Through MPI (from other machines, or from ourselves when alone on this one; never when
     // the job shares this machine), oldest posted receive first (MPI's matching order).

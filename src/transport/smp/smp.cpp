@@ -19,6 +19,7 @@
 #include "transport/smp/barrier.hpp"
 #include "transport/smp/job.hpp"
 #include "transport/smp/ring.hpp"
+#include "transport/smp/ring_dispatch.hpp"
 #include "transport/smp/smp.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
@@ -168,17 +169,7 @@ class smp_transport final : public transport {
     ++poll_depth_;
     // A bounded batch: the caller (progress) comes back soon, and a flood from other ranks
     // must not keep one poll running forever.
-    for (int i = 0; i < 64; ++i) {
-      bool got = mine.consume_one([&](const smp::ring_message_header& h) {
-        const char* body = smp::ring::body_of(h);
-        am_handler fn = h.handler < max_am_handlers ? handlers_[h.handler] : nullptr;
-        if (!fn) util::fatal("active message from rank %d for unregistered handler %u", h.source, h.handler);
-        fn(am_message{h.source, std::as_bytes(std::span(body, h.header_bytes)),
-                      std::as_bytes(std::span(body + h.header_bytes, h.payload_bytes))});
-      });
-      if (!got) break;
-      did = true;
-    }
+    did = smp::dispatch_ring(mine, handlers_, 64) || did;
     --poll_depth_;
     // Every 64 polls: often enough that a loaded machine, where each idle poll may give the
     // core away for a time slice, does not make our own observations look stale.

@@ -1,0 +1,29 @@
+// Runs the handlers of up to `max` messages waiting in `mine`, in place (shared by the smp
+// transport and the MPI transport's on-machine rings); returns whether it ran any.
+#pragma once
+
+#include <span>
+
+#include "transport/smp/ring.hpp"
+#include "transport/transport.hpp"
+#include "util/log.hpp"
+
+namespace gannet::smp {
+
+inline bool dispatch_ring(ring& mine, const transport::am_handler (&handlers)[transport::max_am_handlers], int max) {
+  bool did = false;
+  for (int i = 0; i < max; ++i) {
+    bool got = mine.consume_one([&](const ring_message_header& h) {
+      const char* body = ring::body_of(h);
+      transport::am_handler fn = h.handler < transport::max_am_handlers ? handlers[h.handler] : nullptr;
+      if (!fn) util::fatal("active message from rank %d for unregistered handler %u", h.source, h.handler);
+      fn(transport::am_message{h.source, std::as_bytes(std::span(body, h.header_bytes)),
+                               std::as_bytes(std::span(body + h.header_bytes, h.payload_bytes))});
+    });
+    if (!got) break;
+    did = true;
+  }
+  return did;
+}
+
+}  // namespace gannet::smp
