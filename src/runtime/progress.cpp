@@ -53,8 +53,9 @@ thread_state& tls() {
   return t;
 }
 
-// One pass of progress; returns whether anything happened.
-bool progress_once(progress_level level) {
+// One pass of progress; returns whether anything happened. `waiting`: the caller checks
+// for one event after each pass (transport::poll_waiting).
+bool progress_once(progress_level level, bool waiting = false) {
   bool did = false;
   thread_state& t = tls();
   const bool user = level == progress_level::user;
@@ -70,7 +71,8 @@ bool progress_once(progress_level level) {
     gannet::runtime::rpc_flush();  // what we sent since the last progress leaves first
     gannet::runtime::rpc_direct_scope direct(rpcs_here);
     if (rpcs_here) did = gannet::runtime::rpc_run_backlog();
-    did = gannet::runtime::the_transport().poll() || did;
+    auto& tp = gannet::runtime::the_transport();
+    did = (waiting ? tp.poll_waiting() : tp.poll()) || did;
     did = gannet::runtime::world_barrier_poll() || did;  // collectives riding the world barrier
     // Replies and calls that handlers sent leave now, not at the next progress.
     if (gannet::runtime::rpc_batched()) gannet::runtime::rpc_flush();
@@ -313,7 +315,7 @@ void wait_for_cell(const cell_base* c) {
     gannet::util::fatal("wait() on a default-constructed future, which never becomes ready");
   unsigned idle = 0;
   while (!c->ready()) {
-    if (progress_once(progress_level::user)) {
+    if (progress_once(progress_level::user, true)) {
       idle = 0;
     } else if (++idle > gannet::runtime::spin_limit()) {
       // Nothing to do locally: let a rank sharing this core run (4 ranks on 2 cores).

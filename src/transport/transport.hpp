@@ -158,6 +158,11 @@ class transport {
   // ---- progress ------------------------------------------------------------------------
   // Services incoming messages and completions; returns true if it did any work.
   virtual bool poll() = 0;
+  // poll() for a loop that waits for one event and checks for it after every call (a
+  // future's wait): it may stop after the first incoming message, where finding out that
+  // there is no second one costs time (MPI_Test of an empty receive runs MPI's progress
+  // engine) that would delay the waiter. The default is poll().
+  virtual bool poll_waiting() { return poll(); }
   // True while operations this process initiated still need poll() to reach their
   // targets (UPC++ progress_required, spec §10.3).
   virtual bool progress_required() const = 0;

@@ -269,7 +269,11 @@ class mpi_transport final : public transport {
   int machine_cores() const override { return machine_cores_; }
 
   // ---- progress ----
-  bool poll() override {
+  bool poll() override { return poll_up_to(recv_slots); }
+  bool poll_waiting() override { return poll_up_to(1); }
+
+  // Handles at most `budget` messages that came through MPI.
+  bool poll_up_to(int budget) {
     if (poll_depth_ > 0) return false;
     ++poll_depth_;
     bool did = false;
@@ -280,20 +284,26 @@ class mpi_transport final : public transport {
     }
     // Through MPI (from other machines, or from ourselves when alone on this one; never when
     // the job shares this machine), oldest posted receive first (MPI's matching order).
-    for (int i = 0; i < recv_slots && mpi_messages_; ++i) {
-      recv_slot& s = recvs_.front();
-      int done = 0;
-      MPI_Status st;
-      check(MPI_Test(&s.req, &done, &st), "MPI_Test (receive)");
-      if (!done) break;
-      did = true;
-      int bytes = 0;
-      MPI_Get_count(&st, MPI_BYTE, &bytes);
-      handle(st.MPI_SOURCE, s.buf.get(), static_cast<std::size_t>(bytes));
-      recv_slot moved = std::move(s);
-      recvs_.pop_front();
-      post(moved);
-      recvs_.push_back(std::move(moved));
+    // A slot handled in the last poll is posted again first: reposting after the handler,
+    // rather than before returning, keeps MPI_Irecv off the path from a reply's arrival to
+    // the caller that waits for it (and from a request's arrival to its reply).
+    if (mpi_messages_) {
+      for (; unposted_ > 0; --unposted_) post(recvs_[recvs_.size() - static_cast<std::size_t>(unposted_)]);
+      for (; budget > 0; --budget) {
+        recv_slot& s = recvs_.front();
+        int done = 0;
+        MPI_Status st;
+        check(MPI_Test(&s.req, &done, &st), "MPI_Test (receive)");
+        if (!done) break;
+        did = true;
+        int bytes = 0;
+        MPI_Get_count(&st, MPI_BYTE, &bytes);
+        recv_slot moved = std::move(s);
+        recvs_.pop_front();
+        handle(st.MPI_SOURCE, moved.buf.get(), static_cast<std::size_t>(bytes));
+        recvs_.push_back(std::move(moved));
+        ++unposted_;
+      }
     }
     if (parked_ > 0) did = flush_outboxes() || did;
     if (!sends_.empty()) did = reap_sends() || did;
@@ -384,7 +394,15 @@ class mpi_transport final : public transport {
     return static_cast<MPI_Aint>(owner_addr - bases_[static_cast<std::size_t>(r)]);
   }
 
-  peer& peer_of(rank_t r) { return peers_[r]; }
+  // The peer last asked for is remembered: a round trip asks for the same one four times.
+  // (Elements of an unordered_map do not move.)
+  peer& peer_of(rank_t r) {
+    if (r != last_peer_rank_) {
+      last_peer_ = &peers_[r];
+      last_peer_rank_ = r;
+    }
+    return *last_peer_;
+  }
 
   void post(recv_slot& s) {
     check(MPI_Irecv(s.buf.get(), static_cast<int>(message_bytes), MPI_BYTE, MPI_ANY_SOURCE, tag_am, am_comm_, &s.req),
@@ -732,10 +750,13 @@ class mpi_transport final : public transport {
   int barrier_phase_ = 0;  // 0: this machine's barrier; 1: the leaders' MPI barrier; 2: awaiting release
   std::vector<void*> peer_maps_;
   am_handler handlers_[max_am_handlers] = {};
-  std::deque<recv_slot> recvs_;
+  std::deque<recv_slot> recvs_;  // posted receives in posting order, then the unposted_ handled ones
+  int unposted_ = 0;
   std::deque<send_slot> sends_;
   std::vector<std::vector<std::byte>> spare_;
   std::unordered_map<rank_t, peer> peers_;  // created at first contact
+  rank_t last_peer_rank_ = -1;
+  peer* last_peer_ = nullptr;
   std::vector<rank_t> waiting_;             // peers with parked messages
   std::size_t parked_ = 0;
   std::vector<rma_op> rma_;
