@@ -2,7 +2,9 @@
 //   rput(...).wait() and rget(...).wait() at 8 B, 4 KiB and 1 MiB next to MPI_Put and
 //   MPI_Get each followed by MPI_Win_flush on a window of the same kind (MPI_Win_create);
 //   the empty rpc round trip next to an MPI_Send/MPI_Recv ping-pong of 8 bytes;
-//   the rpc_ff rate (8-byte argument) next to a windowed MPI_Isend stream of 8-byte messages.
+//   the rpc_ff rate (8-byte argument) next to a windowed MPI_Isend stream of 8-byte messages;
+//   an rpc with a 1 MiB argument (off-node: fetched by the target with MPI_Rget) next to
+//   MPI_Send of 1 MiB answered by an 8-byte message.
 // Run: gannet-run --mpi -n 2 gannet-bench-mpi-transport, with GANNET_BYPASS=0 for the
 // off-node paths (every peer reached through MPI) or without it for the on-node ones.
 // Rank 0 measures; rank 1 serves (it waits in barriers, which make progress).
@@ -178,6 +180,43 @@ int main(int argc, char** argv) {
   if (me == 0)
     std::printf("rate rpc_ff_8b=%.2f Mmsg/s MPI_Isend_window64_8b=%.2f Mmsg/s ratio=%.2f\n", 1e3 / ff.min_ns,
                 1e3 / stream.min_ns, stream.min_ns / ff.min_ns);
+
+  // ---- a large body: rpc with a 1 MiB argument against MPI_Send of 1 MiB + 8-byte reply ----
+  // Off-node the target fetches the body from the sender's heap with MPI_Rget (rendezvous).
+  upcxx::barrier();  // the last rpc_ff above has left, and rank 1 serves no more RPCs
+  gb::stats big_pp{}, big_rpc{};
+  {
+    std::vector<char> body(max_bytes, 'b');
+    for (int round = 0; round < 2; ++round) {
+      auto pp = gb::timed(5, 200, [&](long k) {
+        long ack = 0;
+        for (long i = 0; i < k; ++i) {
+          if (me == 0) {
+            MPI_Send(body.data(), static_cast<int>(max_bytes), MPI_BYTE, 1, 11, MPI_COMM_WORLD);
+            MPI_Recv(&ack, 1, MPI_LONG, 1, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          } else {
+            MPI_Recv(body.data(), static_cast<int>(max_bytes), MPI_BYTE, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&ack, 1, MPI_LONG, 0, 12, MPI_COMM_WORLD);
+          }
+        }
+      });
+      upcxx::barrier();
+      auto rt = gb::timed(5, 200, [&](long k) {
+        if (me == 0) {
+          for (long i = 0; i < k; ++i)
+            upcxx::rpc(1, [](const std::vector<char>& v) { return v.size(); }, body).wait();
+          upcxx::rpc_ff(1, [] { g_stop = true; });
+        } else {
+          while (!g_stop) upcxx::progress();
+          g_stop = false;
+        }
+      });
+      upcxx::barrier();
+      if (big_pp.repeats == 0 || pp.min_ns < big_pp.min_ns) big_pp = pp;
+      if (big_rpc.repeats == 0 || rt.min_ns < big_rpc.min_ns) big_rpc = rt;
+    }
+  }
+  row("rpc_roundtrip_1048576b_arg", big_rpc, big_pp, "MPI_Send_1048576b_Recv_8b");
 
   // The last rpc_ff above may still wait in rank 0's batch: a barrier sends it (and makes
   // the progress rank 1 needs) before anyone blocks in MPI again.

@@ -213,7 +213,7 @@ void deliver_owned(owned_message m) {
   }
 }
 
-void on_fragment(const tr::am_message& m) {
+void fragment_body(const tr::am_message& m) {
   runtime_handler_scope in_handler;  // what the handler runs cannot make the transport poll
   fragment_head head;
   std::memcpy(&head, m.header.data(), sizeof head);
@@ -230,7 +230,7 @@ void on_fragment(const tr::am_message& m) {
   deliver_owned(std::move(whole));
 }
 
-void on_batch(const tr::am_message& m) {
+void batch_body(const tr::am_message& m) {
   runtime_handler_scope in_handler;  // what the handler runs cannot make the transport poll
   const std::byte* p = m.payload.data();
   const std::byte* end = p + m.payload.size();
@@ -247,16 +247,146 @@ void on_batch(const tr::am_message& m) {
   if (g_batched.load(std::memory_order_relaxed)) flush_all();
 }
 
-// Large records are read where the sender left them; the sender frees them when told.
-void on_large(const tr::am_message& m) {
+// ---- large records from a rank whose memory we cannot address (another machine) ----
+// The record is fetched from the sender's heap with RMA gets. Meanwhile the sender's later
+// messages wait here, copied, so that its calls still run in the order it made them; they
+// are handled, in order, once the record has arrived and been delivered.
+struct held_message {
+  tr::am_handler_id id;
+  std::vector<std::byte> header, payload;
+};
+struct inbound {
+  bool fetching = false;
+  std::deque<held_message> held;
+};
+// Only senders with a fetch in flight or messages held: empty in steady small traffic, which
+// then pays one test per message.
+std::unordered_map<upcxx::intrank_t, inbound> g_inbound;
+
+void large_body(const tr::am_message& m);
+
+// Holds m if its sender has a fetch in flight (or messages already held).
+bool hold(tr::am_handler_id id, const tr::am_message& m) {
+  if (g_inbound.empty()) [[likely]] return false;
+  auto it = g_inbound.find(m.source);
+  if (it == g_inbound.end()) return false;
+  it->second.held.push_back(held_message{id, copy_of(m.header.data(), m.header.size()),
+                                         copy_of(m.payload.data(), m.payload.size())});
+  return true;
+}
+
+// Handles what source's fetch held back, until the next fetch from it begins.
+void release_held(upcxx::intrank_t source) {
+  for (;;) {
+    auto it = g_inbound.find(source);
+    if (it == g_inbound.end()) return;
+    if (it->second.fetching) return;
+    if (it->second.held.empty()) {
+      g_inbound.erase(it);
+      return;
+    }
+    held_message h = std::move(it->second.held.front());
+    it->second.held.pop_front();
+    tr::am_message m{source, h.header, h.payload};
+    switch (h.id) {
+      case am_batch: batch_body(m); break;
+      case am_large: large_body(m); break;
+      case am_fragment: fragment_body(m); break;
+      default: util::fatal("internal: held message with handler %u", h.id);
+    }
+  }
+}
+
+// Fetched records land in a buffer kept from one fetch to the next (a fresh one would cost
+// a page fault per 4 KiB, more than the transfer), up to this size.
+constexpr std::size_t fetch_spare_max = std::size_t{64} << 20;
+struct fetch_buffer {
+  batch_buffer bytes;  // 16-aligned
+  std::size_t capacity = 0;
+};
+fetch_buffer g_fetch_spare;
+
+fetch_buffer take_fetch_buffer(std::size_t n) {
+  if (g_fetch_spare.capacity >= n) return std::exchange(g_fetch_spare, fetch_buffer{});
+  return fetch_buffer{batch_buffer(static_cast<std::byte*>(::operator new(n, std::align_val_t{16}))), n};
+}
+void give_back_fetch_buffer(fetch_buffer b) {
+  if (b.capacity <= fetch_spare_max && b.capacity > g_fetch_spare.capacity) g_fetch_spare = std::move(b);
+}
+
+// One large record on its way here by RMA (in gets of at most 1 GiB, MPI's int counts).
+class large_fetch final : public tr::completion_sink {
+ public:
+  large_fetch(upcxx::intrank_t source, large_ref ref)
+      : source_(source), ref_(ref), buf_(take_fetch_buffer(static_cast<std::size_t>(ref.bytes))) {}
+
+  // Issues the gets; may finish (and delete this) before returning.
+  void start() {
+    constexpr std::uint64_t piece = std::uint64_t{1} << 30;
+    auto& tp = the_transport();
+    int issued = 0, done = 0;
+    for (std::uint64_t off = 0; off < ref_.bytes; off += piece) {
+      auto n = static_cast<std::size_t>(std::min(piece, ref_.bytes - off));
+      auto r = tp.get(source_, ref_.owner_addr + off, buf_.bytes.get() + off, n, this, tr::op_none);
+      if (r.st != tr::status::ok) util::fatal("fetching a large RPC from rank %d failed", source_);
+      ++issued;
+      if (r.done & tr::cx_remote) ++done;
+    }
+    // complete() runs only inside poll(), after this returns.
+    remaining_ = issued - done;
+    if (remaining_ == 0) finish();
+  }
+
+  void complete(tr::cx_bits which) override {
+    if ((which & tr::cx_remote) && --remaining_ == 0) finish();
+  }
+
+ private:
+  void finish() {
+    runtime_handler_scope in_handler;
+    const upcxx::intrank_t source = source_;
+    const large_ref ref = ref_;
+    fetch_buffer buf = std::move(buf_);
+    delete this;
+    // The bytes are here: the sender may free its copy before the call runs.
+    the_transport().am_send(source, am_large_done, {}, std::as_bytes(std::span(&ref, 1)), tr::op_none);
+    g_inbound[source].fetching = false;
+    deliver(buf.bytes.get(), static_cast<std::size_t>(ref.bytes), source);  // copies what must wait
+    give_back_fetch_buffer(std::move(buf));
+    release_held(source);
+  }
+
+  upcxx::intrank_t source_;
+  large_ref ref_;
+  fetch_buffer buf_;
+  int remaining_ = 0;
+};
+
+// Large records are read where the sender left them, in place on this machine and by RMA
+// from another; the sender frees them when told.
+void large_body(const tr::am_message& m) {
   runtime_handler_scope in_handler;  // what the handler runs cannot make the transport poll
   large_ref ref;
   std::memcpy(&ref, m.payload.data(), sizeof ref);
-  auto* record = static_cast<const std::byte*>(the_transport().local_address(m.source, ref.owner_addr));
-  if (!record) util::fatal("large RPC bodies from ranks on other machines are not supported by this transport yet");
-  deliver(record, ref.bytes, m.source);
-  // deliver() has finished with the sender's buffer (run, or copied).
-  the_transport().am_send(m.source, am_large_done, {}, std::as_bytes(std::span(&ref, 1)), tr::op_none);
+  auto& tp = the_transport();
+  if (auto* record = static_cast<const std::byte*>(tp.local_address(m.source, ref.owner_addr))) {
+    deliver(record, ref.bytes, m.source);
+    // deliver() has finished with the sender's buffer (run, or copied).
+    tp.am_send(m.source, am_large_done, {}, std::as_bytes(std::span(&ref, 1)), tr::op_none);
+    return;
+  }
+  g_inbound[m.source].fetching = true;
+  (new large_fetch(m.source, ref))->start();
+}
+
+void on_batch(const tr::am_message& m) {
+  if (!hold(am_batch, m)) batch_body(m);
+}
+void on_large(const tr::am_message& m) {
+  if (!hold(am_large, m)) large_body(m);
+}
+void on_fragment(const tr::am_message& m) {
+  if (!hold(am_fragment, m)) fragment_body(m);
 }
 
 void on_large_done(const tr::am_message& m) {
@@ -372,13 +502,12 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
     tp.am_send(target, am_batch, {}, std::span<const std::byte>(record, bytes), tr::op_none);
     return;
   }
-  // Rendezvous: one copy into our own segment, which the target reads in place. Only for a
-  // target that shares memory with us: we take addressing to be symmetric, so a target whose
-  // segment we cannot address cannot read ours either (another machine, or loopback's
-  // off-node mode), and its records go in pieces.
-  const bool shares_memory = tp.local_address(target, tp.segment(target).base) != nullptr;
-  void* buf = shares_memory ? upcxx::detail::heap_allocate(bytes, 64) : nullptr;
-  if (!buf && shares_memory) buf = allocate_after_large_sends_drain(bytes);
+  // Rendezvous: one copy into our own segment, which the target reads in place when it
+  // shares memory with us and with RMA gets otherwise (another machine). A transport with
+  // neither sends the record in pieces.
+  const bool by_heap = tp.caps().rma || tp.local_address(target, tp.segment(target).base) != nullptr;
+  void* buf = by_heap ? upcxx::detail::heap_allocate(bytes, 64) : nullptr;
+  if (!buf && by_heap) buf = allocate_after_large_sends_drain(bytes);
   if (!buf) {
     // No room in our heap: send the record through the ring in pieces, reassembled at the
     // target (one more copy there). From inside a handler, pieces that meet a full ring are
@@ -436,8 +565,8 @@ bool try_send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
     if (status != tr::status::ok) util::fatal("sending an RPC to rank %d failed", target);
     return true;
   }
-  const bool shares_memory = tp.local_address(target, tp.segment(target).base) != nullptr;
-  if (shares_memory) {
+  const bool by_heap = tp.caps().rma || tp.local_address(target, tp.segment(target).base) != nullptr;
+  if (by_heap) {
     void* buf = upcxx::detail::heap_allocate(bytes, 64);
     // No room while large records of ours still hold heap space: busy, they drain with
     // progress. No room otherwise (the program fills the heap): the pieces below.

@@ -292,7 +292,7 @@ int main() {
     const std::size_t used_at_start = upcxx::shared_segment_used();
     upcxx::barrier();
     for (long i = 0; i < calls; ++i) {
-      std::size_t bytes = i % 500 == 0 ? 300 * 1024 : i % 11 == 0 ? 3000 : i % 7 == 0 ? 1500 : 8;
+      std::size_t bytes = i % 500 < 2 ? 300 * 1024 : i % 11 == 0 ? 3000 : i % 7 == 0 ? 1500 : 8;
       upcxx::rpc_ff(right,
                     [](long seq, const std::vector<char>& pad) {
                       if (seq != s_next || (!pad.empty() && pad.back() != static_cast<char>(seq))) s_disorder = true;

@@ -3,6 +3,8 @@
 // machine. Checks the runtime's off-node paths and the debug check of local().
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include <gannet/exchange.hpp>
 #include <upcxx/upcxx.hpp>
 
@@ -109,6 +111,36 @@ TEST(OffNode, AsRpcRunsOnceForEveryCompletionAndFunctionObject) {
     }
   }
   upcxx::delete_array(area);
+  upcxx::finalize();
+}
+
+// Large calls and results from a rank whose heap cannot be addressed are fetched with RMA
+// gets, which complete in a later poll: calls made after a large one wait for it, so calls
+// still run in the order they were made, and the sender's copy is freed afterwards.
+TEST(OffNode, LargeCallsAreFetchedInOrder) {
+  upcxx::init();
+  const std::size_t used_before = upcxx::shared_segment_used();
+  static std::vector<long> s_ran;
+  s_ran.clear();
+  constexpr long calls = 12;
+  for (long i = 0; i < calls; ++i) {
+    // Two large calls in a row (4, 5) and large ones between small ones.
+    const std::size_t n = (i == 1 || i == 4 || i == 5 || i == 9) ? 100000 : 3;
+    upcxx::rpc_ff(0, [](long seq, const std::vector<long>& v) {
+      if (v.size() == 3 || (v.front() == seq && v.back() == seq)) s_ran.push_back(seq);
+    }, i, std::vector<long>(n, i));
+  }
+  while (static_cast<long>(s_ran.size()) < calls) upcxx::progress();
+  std::vector<long> expect(calls);
+  for (long i = 0; i < calls; ++i) expect[i] = i;
+  EXPECT_EQ(s_ran, expect);
+  // A large result comes back the same way.
+  auto v = upcxx::rpc(0, [](long k) { return std::vector<long>(200000, k); }, 7L).wait();
+  ASSERT_EQ(v.size(), 200000u);
+  EXPECT_EQ(v.front(), 7);
+  EXPECT_EQ(v.back(), 7);
+  while (upcxx::shared_segment_used() != used_before) upcxx::progress();
+  EXPECT_EQ(upcxx::shared_segment_used(), used_before);
   upcxx::finalize();
 }
 
