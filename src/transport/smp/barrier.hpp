@@ -76,20 +76,25 @@ class region_barrier {
   // on our CPU is queued behind us, so spinning only delays it by a time slice; if every
   // missing rank runs on another core, spinning notices the end a context switch sooner
   // than yielding would (4 ranks on 2 cores: one switch per core per barrier instead of
-  // two). Ranks known to have arrived are skipped on later calls for the same barrier.
+  // two). A call looks at no more than `window` slots from the first rank not known to have
+  // arrived, so a poll costs the same at 4 and at 4096 ranks; when it cannot see every
+  // missing rank it answers `any` (the runtime then yields as ranks outnumber cores).
   transport::transport::wait_hint wait_hint() {
     using hint = transport::transport::wait_hint;
     if (!central_) return hint::any;
+    constexpr int window = 8;
     int const cpu = ::sched_getcpu();
     auto& mine = slots_[me_];
     if (mine.cpu.load(std::memory_order_relaxed) != cpu) mine.cpu.store(cpu, std::memory_order_relaxed);
-    while (first_missing_ < n_ && slots_[first_missing_].barrier_epoch.load(std::memory_order_relaxed) >= epoch_)
-      ++first_missing_;
-    for (int r = first_missing_; r < n_; ++r)
-      if (slots_[r].barrier_epoch.load(std::memory_order_relaxed) < epoch_ &&
-          slots_[r].cpu.load(std::memory_order_relaxed) == cpu)
+    int r = first_missing_;
+    for (int seen = 0; r < n_ && seen < window; ++r, ++seen) {
+      if (slots_[r].barrier_epoch.load(std::memory_order_relaxed) >= epoch_) {
+        if (r == first_missing_) ++first_missing_;
+      } else if (slots_[r].cpu.load(std::memory_order_relaxed) == cpu) {
         return hint::yield;
-    return hint::spin;
+      }
+    }
+    return r >= n_ ? hint::spin : hint::any;
   }
 
   std::uint64_t epoch() const { return epoch_; }

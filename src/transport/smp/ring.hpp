@@ -57,9 +57,13 @@ class ring {
       : ctl_(static_cast<ring_control*>(base)),
         slots_(static_cast<char*>(base) + job_layout::ring_bytes() - slot_bytes * n) {}
 
-  // Called by the owner before any producer can see the ring (the region starts zeroed).
+  // Called by the owner before any producer can see the ring. A ring nobody has reserved in
+  // is still as the zero-filled region made it: its slots are left untouched, so that their
+  // pages are populated only as traffic reaches them (a job of P ranks would otherwise make
+  // P x 512 KiB resident at start).
   void initialize() {
-    for (std::uint64_t i = 0; i < n; ++i) slot_header(i)->seq.store(0, std::memory_order_relaxed);
+    if (ctl_->tail.load(std::memory_order_relaxed) != 0)
+      for (std::uint64_t i = 0; i < n; ++i) slot_header(i)->seq.store(0, std::memory_order_relaxed);
     ctl_->head.store(0, std::memory_order_relaxed);
     ctl_->tail.store(0, std::memory_order_release);
   }

@@ -3,17 +3,24 @@
 // RMA is load/store and the runtime bypasses put/get entirely (local_address is non-null
 // for every rank). Active messages travel through one multi-producer ring per receiving
 // rank (ring.hpp); handlers run on the message in place, inside poll().
+#include <linux/futex.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <numeric>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "transport/smp/barrier.hpp"
@@ -28,6 +35,12 @@ static_assert(gannet::smp::segment_reserve == gannet::transport::runtime_reserve
 
 namespace gannet::transport {
 namespace {
+
+// A futex on a 32-bit atomic in memory shared between processes (not FUTEX_PRIVATE).
+long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value, const timespec* timeout) {
+  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
+  return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, timeout, nullptr, 0);
+}
 
 int env_int(const char* name) {
   const char* v = std::getenv(name);
@@ -79,7 +92,6 @@ class smp_transport final : public transport {
     rings_.resize(static_cast<std::size_t>(n_));
     for (int r = 0; r < n_; ++r) rings_[r] = smp::ring(smp::ring_of(region_, layout_, r));
     rings_[me_].initialize();  // before bootstrap: nobody sends before everyone is through it
-    outbox_.resize(static_cast<std::size_t>(n_));
 
     bootstrap();
   }
@@ -129,11 +141,9 @@ class smp_transport final : public transport {
   status am_send(rank_t r, am_handler_id id, std::span<const std::byte> header,
                  std::span<const std::byte> payload, std::uint32_t flags) override {
     if (header.size() + payload.size() > smp::ring::max_body) return status::unsupported;
-    auto& box = outbox_[static_cast<std::size_t>(r)];
-    if (!box.empty()) flush_outbox(r);
     unsigned spins = 0;
-    // Messages to one rank leave in order: behind any that wait in the outbox.
-    while (!box.empty() || !try_send(r, id, header, payload)) {
+    // Messages to one rank leave in order: behind any that wait in its outbox.
+    while (!outbox_drained(r) || !try_send(r, id, header, payload)) {
       if (flags & op_immediate) return status::would_block;
       if (poll_depth_ > 0) {
         // Inside a handler the ring we are reading cannot be drained (its slots are still
@@ -145,7 +155,6 @@ class smp_transport final : public transport {
       // Back-pressure: keep draining our own ring while we wait for room in theirs, so two
       // ranks flooding each other cannot deadlock.
       if (!poll() && ++spins > 64) ::sched_yield();
-      flush_outbox(r);
       if (job_aborting()) std::_Exit(1);
     }
     return status::ok;
@@ -179,9 +188,10 @@ class smp_transport final : public transport {
 
   void watch_attentiveness(double seconds) override {
     watch_seconds_ = seconds;
-    watch_state start;
-    start.since = last_check_ = std::chrono::steady_clock::now();
-    watch_.assign(static_cast<std::size_t>(n_), start);
+    last_check_ = std::chrono::steady_clock::now();
+    watch_.clear();
+    watched_.assign(static_cast<std::size_t>(n_), 0);
+    watch_next_ = 0;
   }
   // RMA is done at injection; messages parked by handlers still need a poll to leave.
   bool progress_required() const override { return parked_ > 0; }
@@ -204,11 +214,22 @@ class smp_transport final : public transport {
   void bootstrap() {
     slots_[me_].region_base.store(reinterpret_cast<std::uintptr_t>(region_), std::memory_order_relaxed);
     slots_[me_].cpu.store(::sched_getcpu(), std::memory_order_relaxed);
-    header_->boot_count.fetch_add(1, std::memory_order_acq_rel);
-    unsigned spins = 0;
-    while (header_->boot_count.load(std::memory_order_acquire) < static_cast<std::uint32_t>(n_)) {
-      if (job_aborting()) std::_Exit(1);  // another rank failed; the launcher reports it
-      if (++spins > 64) ::usleep(50);
+    auto& count = header_->boot_count;
+    const auto all = static_cast<std::uint32_t>(n_);
+    // The last rank to arrive wakes the others, which sleep on the count (a futex shared by
+    // the processes): a rank that waits for a thousand others to start does not wake up
+    // every few microseconds meanwhile, taking the cores they need to start.
+    if (count.fetch_add(1, std::memory_order_acq_rel) + 1 == all) {
+      futex(&count, FUTEX_WAKE, INT32_MAX, nullptr);
+    } else {
+      unsigned spins = 0;
+      for (std::uint32_t seen; (seen = count.load(std::memory_order_acquire)) < all;) {
+        if (job_aborting()) std::_Exit(1);  // another rank failed; the launcher reports it
+        if (++spins < 64) continue;
+        // A timeout, to notice a failed job (its abort flag wakes nobody).
+        timespec tick{0, 50'000'000};
+        futex(&count, FUTEX_WAIT, seen, &tick);
+      }
     }
     // Acquire above pairs with rank 0's acq_rel count, which follows its store of the choice.
     barrier_ = smp::region_barrier(region_, layout_, me_, n_,
@@ -233,8 +254,9 @@ class smp_transport final : public transport {
   am_handler handlers_[max_am_handlers] = {};
   int poll_depth_ = 0;
 
-  // Attentiveness watch (debug codemode): per peer, its ring's head when we last saw it
-  // move, and when.
+  // Attentiveness watch (debug codemode): for each peer we have sent to, its ring's head
+  // when we last saw it move, and when. A check looks at a bounded number of them in turn,
+  // so it costs the same whatever the job's size or the number of peers we talk to.
   struct watch_state {
     std::uint64_t head = 0;
     std::chrono::steady_clock::time_point since{};
@@ -243,7 +265,13 @@ class smp_transport final : public transport {
   double watch_seconds_ = 0;
   std::chrono::steady_clock::time_point last_check_{};
   std::uint64_t polls_ = 0;
-  std::vector<watch_state> watch_;
+  struct watched_peer {
+    rank_t rank;
+    watch_state state;
+  };
+  std::vector<watched_peer> watch_;     // peers we have sent to, in order of first contact
+  std::vector<std::uint8_t> watched_;  // per rank: in watch_ (one byte per peer)
+  std::size_t watch_next_ = 0;         // where the next check starts
 
   void check_attentiveness() {
     auto now = std::chrono::steady_clock::now();
@@ -251,9 +279,10 @@ class smp_transport final : public transport {
     // own (we were computing, or asleep) start watching afresh.
     bool stale = std::chrono::duration<double>(now - last_check_).count() > watch_seconds_ / 2;
     last_check_ = now;
-    for (int r = 0; r < n_; ++r) {
-      if (r == me_) continue;
-      auto& w = watch_[r];
+    constexpr std::size_t per_check = 16;
+    for (std::size_t k = 0; k < per_check && k < watch_.size(); ++k) {
+      if (watch_next_ >= watch_.size()) watch_next_ = 0;
+      auto& [r, w] = watch_[watch_next_++];
       auto& q = rings_[static_cast<std::size_t>(r)];
       std::uint64_t head = q.head(), tail = q.tail();
       if (stale || tail == head || head != w.head) {  // no evidence, nothing waiting, or consumed
@@ -277,37 +306,59 @@ class smp_transport final : public transport {
     std::uint32_t header_bytes;
     std::vector<std::byte> bytes;  // header then payload
   };
-  std::vector<std::deque<parked_message>> outbox_;
+  // Outboxes exist only for peers with parked messages (no per-peer state for the others).
+  std::unordered_map<rank_t, std::deque<parked_message>> outbox_;
   std::size_t parked_ = 0;
 
   bool try_send(rank_t r, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload) {
-    return rings_[static_cast<std::size_t>(r)].try_send(me_, id, header.data(), static_cast<std::uint32_t>(header.size()),
-                                                       payload.data(), static_cast<std::uint32_t>(payload.size()));
+    auto& q = rings_[static_cast<std::size_t>(r)];
+    if (!q.try_send(me_, id, header.data(), static_cast<std::uint32_t>(header.size()), payload.data(),
+                    static_cast<std::uint32_t>(payload.size())))
+      return false;
+    if (watch_seconds_ > 0 && r != me_ && !watched_[static_cast<std::size_t>(r)]) [[unlikely]] {
+      watched_[static_cast<std::size_t>(r)] = 1;
+      watch_.push_back(watched_peer{r, watch_state{q.head(), std::chrono::steady_clock::now(), false}});
+    }
+    return true;
   }
   void park(rank_t r, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload) {
     parked_message m{id, static_cast<std::uint32_t>(header.size()), {}};
     m.bytes.reserve(header.size() + payload.size());
     m.bytes.insert(m.bytes.end(), header.begin(), header.end());
     m.bytes.insert(m.bytes.end(), payload.begin(), payload.end());
-    outbox_[static_cast<std::size_t>(r)].push_back(std::move(m));
+    outbox_[r].push_back(std::move(m));
     ++parked_;
   }
-  bool flush_outbox(rank_t r) {
-    auto& box = outbox_[static_cast<std::size_t>(r)];
+  // Sends what waits for r while its ring has room; true if nothing waits for r any more.
+  bool outbox_drained(rank_t r) {
+    if (parked_ == 0) return true;
+    auto it = outbox_.find(r);
+    return it == outbox_.end() || flush_outbox(it).second;
+  }
+  // Returns (sent anything, outbox now empty); an empty outbox is removed.
+  std::pair<bool, bool> flush_outbox(std::unordered_map<rank_t, std::deque<parked_message>>::iterator it) {
+    auto& box = it->second;
     bool did = false;
     while (!box.empty()) {
       auto& m = box.front();
       std::span<const std::byte> all(m.bytes);
-      if (!try_send(r, m.id, all.first(m.header_bytes), all.subspan(m.header_bytes))) break;
+      if (!try_send(it->first, m.id, all.first(m.header_bytes), all.subspan(m.header_bytes))) break;
       box.pop_front();
       --parked_;
       did = true;
     }
-    return did;
+    if (!box.empty()) return {did, false};
+    outbox_.erase(it);
+    return {did, true};
   }
+  // Only the peers with parked messages.
   bool flush_all() {
     bool did = false;
-    for (int r = 0; r < n_; ++r) did = flush_outbox(r) || did;
+    for (auto it = outbox_.begin(); it != outbox_.end();) {
+      auto next = std::next(it);
+      did = flush_outbox(it).first || did;  // may erase it
+      it = next;
+    }
     return did;
   }
   std::vector<std::uintptr_t> owner_base_, delta_;
