@@ -31,6 +31,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "transport/smp/job.hpp"
@@ -115,7 +116,7 @@ std::string resolve_program(const std::string& prog) {
     std::size_t end = p.find(':', start);
     if (end == std::string::npos) end = p.size();
     std::string dir = p.substr(start, end - start);
-    if (dir.empty()) dir = ".";
+    if (dir.empty()) dir.push_back('.');  // not `dir = "."`, on which GCC 12's -Wrestrict misfires
     std::string cand = dir + "/" + prog;
     struct stat st;
     if (::stat(cand.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) && ::access(cand.c_str(), X_OK) == 0)
@@ -280,6 +281,7 @@ struct rank_proc {
 
 struct job {
   std::vector<rank_proc> ranks;
+  std::unordered_map<pid_t, int> by_pid;  // rank of each child
   void* region = nullptr;  // the launcher's view of the control area
   gannet::smp::job_layout layout{};
   int alive = 0;
@@ -341,8 +343,9 @@ void reap(job& j) {
     int wstatus = 0;
     pid_t pid = ::waitpid(-1, &wstatus, WNOHANG);
     if (pid <= 0) return;
-    for (std::size_t r = 0; r < j.ranks.size(); ++r)
-      if (j.ranks[r].pid == pid && j.ranks[r].running) j.on_exit(static_cast<int>(r), wstatus);
+    // Look the pid up: a scan of every rank per exit would cost O(P^2) to reap a job.
+    auto it = j.by_pid.find(pid);
+    if (it != j.by_pid.end() && j.ranks[static_cast<std::size_t>(it->second)].running) j.on_exit(it->second, wstatus);
   }
 }
 
@@ -472,6 +475,7 @@ int main(int argc, char** argv) {
       ::_exit(127);
     }
     j.ranks[r].pid = pid;
+    j.by_pid.emplace(pid, r);
     j.ranks[r].running = true;
     ++j.alive;
   }

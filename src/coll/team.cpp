@@ -285,9 +285,13 @@ team team::create_from(std::vector<intrank_t> parent_ranks) const {
     digest = gannet::coll::mix64(digest ^ static_cast<std::uint64_t>(r));
     members.push_back((*this)[r]);
   }
-  for (std::size_t i = 0; i < members.size(); ++i)
-    for (std::size_t j = i + 1; j < members.size(); ++j)
-      if (members[i] == members[j]) gannet::util::fatal("upcxx::team::create: rank %d is listed twice", parent_ranks[i]);
+  {
+    // Duplicates, in O(m log m): sorted copies of the parent ranks, neighbours compared.
+    std::vector<intrank_t> sorted(parent_ranks.begin(), parent_ranks.end());
+    std::sort(sorted.begin(), sorted.end());
+    auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+    if (dup != sorted.end()) gannet::util::fatal("upcxx::team::create: rank %d is listed twice", *dup);
+  }
   upcxx::progress();  // spec: the call makes user-level progress
   if (new_me < 0) return detail::team_internal::invalid();
   return detail::team_internal::make(std::move(members), new_me, gannet::coll::derived_id(id_, seq, digest));

@@ -424,6 +424,23 @@ void* allocate_after_large_sends_drain(std::size_t bytes) {
   return upcxx::detail::heap_allocate(bytes, 64);
 }
 
+// Batch buffers are lent to a target while it has records waiting and returned when the
+// batch leaves: a rank holds buffers for the targets it is sending to now plus a few spare
+// ones, not one for every target it ever called (8 KiB x P after an all-to-all).
+constexpr std::size_t spare_batch_buffers = 16;
+std::vector<batch_buffer> g_spare_batches;  // capacity reserved at attach: steady traffic allocates nothing
+
+batch_buffer take_batch_buffer() {
+  if (g_spare_batches.empty())
+    return batch_buffer(static_cast<std::byte*>(::operator new(g_batch_bytes, std::align_val_t{16})));
+  batch_buffer b = std::move(g_spare_batches.back());
+  g_spare_batches.pop_back();
+  return b;
+}
+void release_batch_buffer(batch_buffer b) {
+  if (b && g_spare_batches.size() < spare_batch_buffers) g_spare_batches.push_back(std::move(b));
+}
+
 // Sends target's batch now. Called with the runtime lock held. The buffer is detached while
 // the transport sends it: a transport waiting for room runs handlers, which may queue new
 // records for the same target. Calls that arrive meanwhile wait in the backlog: a blocked
@@ -437,7 +454,7 @@ void flush(upcxx::intrank_t target) {
   rpc_direct_scope internal_only(false);
   auto status = the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(buf.get(), used), tr::op_none);
   if (status != tr::status::ok) util::fatal("sending a batch of RPCs to rank %d failed", target);
-  if (!b.buf) b.buf = std::move(buf);  // else a new one is in use: this one is freed
+  release_batch_buffer(std::move(buf));
 }
 
 void flush_all() {
@@ -463,7 +480,7 @@ void flush_all() {
                                           std::size_t padded) {
   auto& s = st();
   auto& b = s.batches[static_cast<std::size_t>(target)];
-  if (!b.buf) b.buf.reset(static_cast<std::byte*>(::operator new(g_batch_bytes, std::align_val_t{16})));
+  if (!b.buf) b.buf = take_batch_buffer();
   std::byte* dst = b.buf.get() + b.used;
   if (bytes <= 128) {
     // A short inline loop rather than a call, for the common record of a few tens of bytes.
@@ -542,6 +559,7 @@ bool try_flush(upcxx::intrank_t target) {
   if (status == tr::status::would_block) return false;
   if (status != tr::status::ok) util::fatal("sending a batch of RPCs to rank %d failed", target);
   b.used = 0;
+  release_batch_buffer(std::move(b.buf));
   return true;
 }
 
@@ -617,6 +635,7 @@ void rpc_attach(transport::transport& tp) {
   g_batch_bytes = std::min(batch_bytes_max, g_max_inline & ~std::size_t{15});
   g_batch_record_max = g_batch_bytes / 4;
   st().batches.resize(static_cast<std::size_t>(tp.rank_n()));
+  g_spare_batches.reserve(spare_batch_buffers);
   tp.am_register(am_batch, on_batch);
   tp.am_register(am_large, on_large);
   tp.am_register(am_large_done, on_large_done);

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -59,6 +60,13 @@ struct runtime {
   // allows re-initialization); it is destroyed at process exit.
   std::unique_ptr<transport::transport> tp;
   std::vector<upcxx::detail::peer_view> peers;
+  // The segments this process can address, by their address here, ascending (for
+  // to_global_ptr: which rank's segment holds a pointer, in O(log P)).
+  struct local_segment {
+    std::uintptr_t lo, hi;
+    upcxx::intrank_t rank;
+  };
+  std::vector<local_segment> local_segments;
   std::optional<heap_allocator> heap;
   std::optional<upcxx::team> world;
   std::optional<upcxx::team> local;
@@ -290,14 +298,19 @@ void detail::init_library(bool par, bool debug) {
   const int me = tp.rank_me();
 
   r.peers.assign(static_cast<std::size_t>(n), detail::peer_view{0, false});
+  r.local_segments.clear();
   for (int i = 0; i < n; ++i) {
     auto seg = tp.segment(i);
     void* here = tp.local_address(i, seg.base);
     if (here) {
       r.peers[i].local = true;
       r.peers[i].delta = reinterpret_cast<std::intptr_t>(here) - static_cast<std::intptr_t>(seg.base);
+      auto lo = reinterpret_cast<std::uintptr_t>(here);
+      r.local_segments.push_back({lo, lo + seg.size, i});
     }
   }
+  std::sort(r.local_segments.begin(), r.local_segments.end(),
+            [](const auto& a, const auto& b) { return a.lo < b.lo; });
 
   auto mine = tp.segment(me);
   r.heap_bytes = mine.size;
@@ -557,18 +570,15 @@ bool find_segment_owner(const void* p, intrank_t* rank, std::intptr_t* delta) {
   auto& r = rt();
   if (!r.tp || !g_state.peers) return false;
   auto addr = reinterpret_cast<std::uintptr_t>(p);
-  for (intrank_t i = 0; i < g_state.rank_n; ++i) {
-    const peer_view& pv = g_state.peers[i];
-    if (!pv.local) continue;
-    auto seg = r.tp->segment(i);
-    std::uintptr_t lo = seg.base + static_cast<std::uintptr_t>(pv.delta);
-    if (addr >= lo && addr < lo + seg.size) {
-      *rank = i;
-      *delta = pv.delta;
-      return true;
-    }
-  }
-  return false;
+  // The last segment starting at or below addr (segments do not overlap).
+  auto it = std::upper_bound(r.local_segments.begin(), r.local_segments.end(), addr,
+                             [](std::uintptr_t a, const auto& s) { return a < s.lo; });
+  if (it == r.local_segments.begin()) return false;
+  --it;
+  if (addr >= it->hi) return false;
+  *rank = it->rank;
+  *delta = g_state.peers[it->rank].delta;
+  return true;
 }
 
 // ---- diagnostics ---------------------------------------------------------------------
