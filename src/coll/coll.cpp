@@ -465,6 +465,11 @@ void shm_barrier_done(void* ctx) {
   c->finish();
 }
 
+// Every rank reads every rank's slot after the barrier: O(P) reads (and, the first time, a
+// page fault per peer) per rank, P^2 for the job. Beyond this size the message path's
+// O(log P) rounds win even oversubscribed (1024 ranks on 2 cores: 2 million page faults).
+constexpr intrank_t shm_reduce_max_ranks = 64;
+
 // Starts `kind` through the world barrier when it can; returns whether it did.
 // Only when ranks outnumber cores (the transport's job-wide answer: every rank must take the
 // same path): there every round costs a context switch and one round with
@@ -474,7 +479,8 @@ bool start_on_world_barrier(const upcxx::team& t, coll_kind kind, coll_client* c
   if (!upcxx::detail::team_is_world(t) || !runtime::the_transport().ranks_outnumber_cores() || !world_is_local()) return false;
   if (kind == coll_kind::barrier) {
     runtime::world_barrier_enqueue({nullptr, shm_barrier_done, new shm_op{{}, client, t.rank_n(), 0}});
-  } else if (kind == coll_kind::reduce_all && client->same_size_everywhere && client->data.size() <= slot_payload) {
+  } else if (kind == coll_kind::reduce_all && client->same_size_everywhere && client->data.size() <= slot_payload &&
+             t.rank_n() <= shm_reduce_max_ranks) {
     auto* op = new shm_op{{}, client, t.rank_n(), g_shm_slot};
     g_shm_slot ^= 1;
     runtime::world_barrier_enqueue({shm_arrive, shm_reduce_done, op});
