@@ -360,8 +360,9 @@ void check_resources(const options& o, std::uint64_t heap, const gannet::smp::jo
   if (::statvfs("/dev/shm", &vfs) == 0) {
     std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
     if (avail < l.region_bytes)
-      die("/dev/shm has " + format_size(avail) + " free but " + std::to_string(o.ranks) +
-          " ranks x " + format_size(heap) + " of shared heap need " + format_size(l.region_bytes) +
+      die("/dev/shm has " + format_size(avail) + " free but " + std::to_string(o.ranks) + " ranks need " +
+          format_size(l.region_bytes) + " (" + format_size(heap) + " of shared heap and " +
+          format_size(l.control_bytes / static_cast<std::uint64_t>(o.ranks)) + " of message ring and control each)" +
           ". Fix: use a smaller --shared-heap, or enlarge /dev/shm (as root: mount -o "
           "remount,size=" + std::to_string((l.region_bytes >> 30) + 1) +
           "G /dev/shm; in Docker: docker run --shm-size=" + std::to_string((l.region_bytes >> 30) + 1) + "g)");

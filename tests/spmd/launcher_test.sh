@@ -179,7 +179,7 @@ small-devshm)
   status=$?
   [ $status -ne 0 ] || fail "accepted a job larger than /dev/shm"
   [ ! -e "$work/started" ] || fail "started ranks"
-  expect_err "/dev/shm has 8 MiB free but 2 ranks x 16 MiB of shared heap need"
+  expect_err "/dev/shm has 8 MiB free but 2 ranks need [0-9.]+ MiB \\(16 MiB of shared heap and"
   expect_err "mount -o remount,size="
   ;;
 debug-before-init)

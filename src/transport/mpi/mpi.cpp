@@ -29,6 +29,7 @@
 #include <mpi.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -626,7 +627,23 @@ class mpi_transport final : public transport {
       // key for the job. ("gannet.mpi-", not "gannet-": the smp launcher's tests count
       // "gannet-" names as leaks of their own.)
       std::uint64_t key = 0;
-      if (node_me_ == 0) key = std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32);
+      if (node_me_ == 0) {
+        key = std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32);
+        // The heaps and the control region are sparse files in /dev/shm: too little room
+        // shows only as a SIGBUS when a page is first touched. Say so before anything exists.
+        std::uint64_t const need = static_cast<std::uint64_t>(node_n_) * seg_bytes_ +
+                                   (node_n_ > 1 ? smp::job_layout::compute(node_n_, 0).control_bytes : 0);
+        struct statvfs vfs;
+        if (::statvfs("/dev/shm", &vfs) == 0) {
+          std::uint64_t const avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+          if (avail < need)
+            util::fatal("/dev/shm has %llu MiB free but the %d ranks on this machine need %llu MiB (%zu MiB of shared "
+                        "heap each, and their message rings): use a smaller --shared-heap (UPCXX_SHARED_HEAP_SIZE), "
+                        "fewer ranks per machine, or a larger /dev/shm",
+                        static_cast<unsigned long long>(avail >> 20), node_n_,
+                        static_cast<unsigned long long>((need + (1 << 20) - 1) >> 20), seg_bytes_ >> 20);
+        }
+      }
       MPI_Bcast(&key, 1, MPI_UINT64_T, 0, node);
       auto name_of = [key](const char* what, int world_rank) {
         char name[64];
