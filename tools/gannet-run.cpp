@@ -179,7 +179,8 @@ void print_info() {
     // gannet-run job, which always may. Settings reach ranks on other machines with -x.
     if (ranks > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))) args.push_back("--oversubscribe");
     for (const char* name :
-         {"GANNET_SHARED_HEAP_SIZE", "UPCXX_SHARED_HEAP_SIZE", "GANNET_BYPASS", "GANNET_BARRIER", "GANNET_MPI_NODE_RANKS"})
+         {"GANNET_SHARED_HEAP_SIZE", "UPCXX_SHARED_HEAP_SIZE", "GANNET_BYPASS", "GANNET_BARRIER", "GANNET_MPI_NODE_RANKS",
+          "GANNET_COUNT_TRAFFIC"})
       if (std::getenv(name)) {
         args.push_back("-x");
         args.push_back(name);

@@ -11,6 +11,7 @@
 
 #include "transport/transport.hpp"
 #include "util/log.hpp"
+#include "util/traffic.hpp"
 
 namespace gannet::transport {
 namespace {
@@ -82,6 +83,7 @@ class loopback_transport final : public transport {
   status am_send(rank_t, am_handler_id id, std::span<const std::byte> header,
                  std::span<const std::byte> payload, std::uint32_t) override {
     if (header.size() + payload.size() > caps().am_max_medium) return status::unsupported;
+    util::count_message(header.size() + payload.size());
     am_queue_.push_back({id, std::vector<std::byte>(header.begin(), header.end()),
                          std::vector<std::byte>(payload.begin(), payload.end())});
     return status::ok;

@@ -50,6 +50,7 @@
 #include "transport/smp/ring_dispatch.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
+#include "util/traffic.hpp"
 
 namespace gannet::transport {
 
@@ -212,6 +213,7 @@ class mpi_transport final : public transport {
   status am_send(rank_t r, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload,
                  std::uint32_t flags) override {
     if (sizeof(am_wire) + header.size() + payload.size() > message_bytes) return status::unsupported;
+    util::count_message(header.size() + payload.size());
     // This machine's ranks through their rings (a rank alone on its machine messages itself
     // through MPI, as it does everyone else).
     if (int const li = node_index_[static_cast<std::size_t>(r)]; li >= 0 && node_n_ > 1)
@@ -259,7 +261,10 @@ class mpi_transport final : public transport {
       if (!done) return false;
       // Release: what this machine's ranks wrote before the barrier was acquired by the
       // machine barrier; they acquire the rest of the job's arrival here.
-      if (node_n_ > 1) node_header_->node_release.store(barrier_epoch_, std::memory_order_release);
+      if (node_n_ > 1) {
+        node_header_->node_release.store(barrier_epoch_, std::memory_order_release);
+        util::count_signal();
+      }
       return true;
     }
     return node_header_->node_release.load(std::memory_order_acquire) >= barrier_epoch_;
@@ -488,6 +493,7 @@ class mpi_transport final : public transport {
     // Only the peers with parked messages (never a scan of every peer).
     for (std::size_t i = 0; i < waiting_.size();) {
       rank_t r = waiting_[i];
+      util::count_peer_visit();
       peer& p = peer_of(r);
       did = flush_peer(r, p) || did;
       if (p.outbox.empty()) {

@@ -22,6 +22,7 @@
 #include "transport/smp/job.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
+#include "util/traffic.hpp"
 
 namespace gannet::smp {
 
@@ -49,8 +50,11 @@ class region_barrier {
       // acq_rel: our writes before the barrier are released to whoever completes it, and
       // the completer acquires every arrival's writes before publishing.
       std::uint64_t arrived = header_->barrier_arrivals.fetch_add(1, std::memory_order_acq_rel) + 1;
-      if (arrived == epoch_ * static_cast<std::uint64_t>(n_))
+      util::count_signal();
+      if (arrived == epoch_ * static_cast<std::uint64_t>(n_)) {
         header_->barrier_done.store(epoch_, std::memory_order_release);
+        util::count_signal();
+      }
     }
   }
 
@@ -62,6 +66,7 @@ class region_barrier {
         // Release: our writes before the barrier are visible to the partner once it
         // observes the epoch (and, transitively, to everyone after the last round).
         flag_of(region_, layout_, partner, round_)->epoch.store(epoch_, std::memory_order_release);
+        util::count_signal();
         signalled_ = true;
       }
       // Acquire: pairs with the release above in the rank that signals us.

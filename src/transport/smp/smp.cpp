@@ -30,6 +30,7 @@
 #include "transport/smp/smp.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
+#include "util/traffic.hpp"
 
 static_assert(gannet::smp::segment_reserve == gannet::transport::runtime_reserve_bytes);
 
@@ -141,6 +142,7 @@ class smp_transport final : public transport {
   status am_send(rank_t r, am_handler_id id, std::span<const std::byte> header,
                  std::span<const std::byte> payload, std::uint32_t flags) override {
     if (header.size() + payload.size() > smp::ring::max_body) return status::unsupported;
+    util::count_message(header.size() + payload.size());
     unsigned spins = 0;
     // Messages to one rank leave in order: behind any that wait in its outbox.
     while (!outbox_drained(r) || !try_send(r, id, header, payload)) {
@@ -282,6 +284,7 @@ class smp_transport final : public transport {
     constexpr std::size_t per_check = 16;
     for (std::size_t k = 0; k < per_check && k < watch_.size(); ++k) {
       if (watch_next_ >= watch_.size()) watch_next_ = 0;
+      util::count_peer_visit();
       auto& [r, w] = watch_[watch_next_++];
       auto& q = rings_[static_cast<std::size_t>(r)];
       std::uint64_t head = q.head(), tail = q.tail();
@@ -356,6 +359,7 @@ class smp_transport final : public transport {
     bool did = false;
     for (auto it = outbox_.begin(); it != outbox_.end();) {
       auto next = std::next(it);
+      util::count_peer_visit();
       did = flush_outbox(it).first || did;  // may erase it
       it = next;
     }
