@@ -457,6 +457,14 @@ void all_gather_bytes(const void* in, std::size_t n, void* out) {
   std::memcpy(r.scratch, in, n);
   upcxx::detail::barrier_unchecked(world());  // every rank's value is in place
   auto* dst = static_cast<std::byte*>(out);
+  // Values of ranks on other machines come by RMA gets, all in flight at once: one wait for
+  // the lot, not a round trip per rank.
+  struct sink final : transport::completion_sink {
+    std::size_t pending = 0;
+    void complete(transport::cx_bits b) override {
+      if (b & transport::cx_remote) --pending;
+    }
+  } s;
   for (intrank_t i = 0; i < upcxx::detail::g_state.rank_n; ++i) {
     auto seg = r.tp->segment(i);
     void* src = r.tp->local_address(i, seg.base);
@@ -464,14 +472,11 @@ void all_gather_bytes(const void* in, std::size_t n, void* out) {
       std::memcpy(dst + i * n, src, n);
       continue;
     }
-    struct sink final : transport::completion_sink {
-      bool done = false;
-      void complete(transport::cx_bits b) override { done = done || (b & transport::cx_remote); }
-    } s;
+    ++s.pending;
     auto res = r.tp->get(i, seg.base, dst + i * n, n, &s, transport::op_none);
-    if (!(res.done & transport::cx_remote))
-      runtime::wait_until_aborting_or([](void* a) { return static_cast<sink*>(a)->done; }, &s);
+    if (res.done & transport::cx_remote) --s.pending;
   }
+  if (s.pending > 0) runtime::wait_until_aborting_or([](void* a) { return static_cast<sink*>(a)->pending == 0; }, &s);
   upcxx::detail::barrier_unchecked(world());  // nobody overwrites its scratch before everyone has read it
 }
 
