@@ -40,9 +40,14 @@ struct notify_waiter {
   bool started = false;  // in the matcher's list, not yet complete
   // Called once when the request completes (from arrive() or start()).
   void (*on_complete)(notify_waiter*) = nullptr;
+  // With source == notify_any: whether a source may match at all (a request on a team
+  // takes notifications from its members only); null admits every source.
+  bool (*admits)(const notify_waiter*, std::int32_t source) = nullptr;
 
   bool accepts(const notify_match& m) const {
-    return (source == notify_any || source == m.source) && (tag == notify_any || tag == m.tag);
+    if (tag != notify_any && tag != m.tag) return false;
+    if (source != notify_any) return source == m.source;
+    return !admits || admits(this, m.source);
   }
 };
 
