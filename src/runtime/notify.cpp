@@ -36,12 +36,9 @@ void on_complete(runtime::notify_waiter* w) {
   if (s->promise) g_completed.push_back(s);
 }
 
-void finish_completed() {
-  std::vector<notify_request::state*> done;
-  {
-    runtime::runtime_lock lock;
-    done.swap(g_completed);
-  }
+// Fulfils the promises of requests that completed; `done` was taken from g_completed under
+// the lock, in the same critical section as the matching that completed them.
+void fulfill(std::vector<notify_request::state*>& done) {
   for (auto* s : done) {
     auto p = std::move(*s->promise);
     s->promise.reset();
@@ -58,11 +55,13 @@ void check_notify_tag(int tag, const char* what) {
 }
 
 void notify_arrived(upcxx::intrank_t source, int tag) {
+  std::vector<notify_request::state*> done;
   {
     runtime::runtime_lock lock;
     g_matcher.arrive({source, tag});
+    if (!g_completed.empty()) done.swap(g_completed);
   }
-  finish_completed();
+  if (!done.empty()) fulfill(done);
 }
 
 }  // namespace detail
@@ -98,11 +97,13 @@ notify_request::~notify_request() {
 void notify_request::start() {
   if (s_->started) util::fatal("gannet::notify_request::start: the request is already started and not complete");
   s_->complete = false;
+  std::vector<notify_request::state*> done;
   {
     runtime::runtime_lock lock;
     g_matcher.start(s_.get());
+    if (!g_completed.empty()) done.swap(g_completed);
   }
-  finish_completed();
+  if (!done.empty()) fulfill(done);
 }
 
 bool notify_request::test(notify_status* status) {

@@ -114,8 +114,7 @@ int main() {
   // ---- a request on a team other than world: sources are team ranks ----
   {
     upcxx::team half = upcxx::world().split(me % 2, me);
-    const int hme = half.rank_me(), hn = half.rank_n();
-    gannet::notify_request from_team(gannet::any_source, 11, static_cast<std::uint64_t>(hn));
+    const int hn = half.rank_n();
     // A request from a smaller team with any_source takes members only: a non-member's
     // notification (world rank me ^ 1, in the other half) waits for another request.
     gannet::notify_request r_team(gannet::any_source, 12, static_cast<std::uint64_t>(hn), half);
@@ -132,7 +131,6 @@ int main() {
       gannet::notify_status o = other.wait();
       SPMD_CHECK(o.source == (me ^ 1) && half.from_world(o.source, -1) < 0);
     }
-    (void)hme;
     upcxx::barrier();
     half.destroy();
   }

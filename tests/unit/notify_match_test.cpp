@@ -17,7 +17,6 @@ using gannet::runtime::notify_waiter;
 
 struct counted : notify_waiter {
   int completions = 0;
-  std::vector<notify_match> seen;  // every match, in order
 };
 
 void completed(notify_waiter* w) { ++static_cast<counted*>(w)->completions; }

@@ -44,6 +44,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "transport/outbox.hpp"
 #include "transport/smp/barrier.hpp"
 #include "transport/smp/job.hpp"
 #include "transport/smp/ring.hpp"
@@ -219,17 +220,17 @@ class mpi_transport final : public transport {
     if (int const li = node_index_[static_cast<std::size_t>(r)]; li >= 0 && node_n_ > 1)
       return ring_send(r, li, id, header, payload, flags);
     peer& p = peer_of(r);
-    // Messages to one rank leave in order: behind any that wait in the outbox.
-    while (!p.outbox.empty() || p.credits == 0) {
+    // Messages to one rank leave in order: behind any that wait in its outbox.
+    while (!outbox_drained(r) || p.credits == 0) {
       if (flags & op_immediate) return status::would_block;
       if (poll_depth_ > 0) {
         // Inside a handler: waiting here could deadlock two ranks sending to each other from
         // handlers. Park it; poll() sends it once credits return.
-        park(r, p, id, header, payload);
+        outbox_.park(r, id, header, payload);
         return status::ok;
       }
       poll();
-      if (p.outbox.empty() && p.credits > 0) break;
+      if (outbox_drained(r) && p.credits > 0) break;
       ::sched_yield();
     }
     send_now(r, p, id, header, payload);
@@ -311,14 +312,16 @@ class mpi_transport final : public transport {
         ++unposted_;
       }
     }
-    if (parked_ > 0) did = flush_outboxes() || did;
+    if (outbox_.size() > 0) did = outbox_.drain_all([this](rank_t to, const outboxes::message& m) {
+      return send_parked(to, m);
+    }) || did;
     if (!sends_.empty()) did = reap_sends() || did;
     if (!rma_.empty()) did = progress_rma() || did;
     --poll_depth_;
     return did;
   }
 
-  bool progress_required() const override { return parked_ > 0 || !rma_.empty() || !sends_.empty(); }
+  bool progress_required() const override { return outbox_.size() > 0 || !rma_.empty() || !sends_.empty(); }
 
   bool job_aborting() const override { return false; }  // mpirun ends the job
 
@@ -364,15 +367,9 @@ class mpi_transport final : public transport {
     MPI_Request req;
     std::vector<std::byte> buf;
   };
-  struct parked_message {
-    am_handler_id id;
-    std::uint32_t header_bytes;
-    std::vector<std::byte> bytes;  // header then payload
-  };
   struct peer {
     int credits = credits_per_peer;  // messages we may still send it
     int consumed = 0;                // its messages we consumed and have not returned credits for
-    std::deque<parked_message> outbox;
   };
   struct rma_op {
     MPI_Request req;
@@ -476,54 +473,18 @@ class mpi_transport final : public transport {
     return did;
   }
 
-  void park(rank_t r, peer& p, am_handler_id id, std::span<const std::byte> header,
-            std::span<const std::byte> payload) {
-    parked_message m{id, static_cast<std::uint32_t>(header.size()), {}};
-    m.bytes.reserve(header.size() + payload.size());
-    m.bytes.insert(m.bytes.end(), header.begin(), header.end());
-    m.bytes.insert(m.bytes.end(), payload.begin(), payload.end());
-    if (p.outbox.empty()) waiting_.push_back(r);
-    p.outbox.push_back(std::move(m));
-    ++parked_;
+  // Sends one parked message if its destination has room now (its ring, or credits).
+  bool send_parked(rank_t r, const outboxes::message& m) {
+    if (int const li = node_n_ > 1 ? node_index_[static_cast<std::size_t>(r)] : -1; li >= 0)
+      return ring_try_send(li, m.id, m.header(), m.payload());
+    peer& p = peer_of(r);
+    if (p.credits == 0) return false;
+    send_now(r, p, m.id, m.header(), m.payload());
+    return true;
   }
-
-  bool flush_outboxes() {
-    if (parked_ == 0) return false;
-    bool did = false;
-    // Only the peers with parked messages (never a scan of every peer).
-    for (std::size_t i = 0; i < waiting_.size();) {
-      rank_t r = waiting_[i];
-      util::count_peer_visit();
-      peer& p = peer_of(r);
-      did = flush_peer(r, p) || did;
-      if (p.outbox.empty()) {
-        waiting_[i] = waiting_.back();
-        waiting_.pop_back();
-      } else {
-        ++i;
-      }
-    }
-    return did;
-  }
-
-  // Sends what waits in r's outbox while there is room (its ring, or credits).
-  bool flush_peer(rank_t r, peer& p) {
-    bool did = false;
-    int const li = node_n_ > 1 ? node_index_[static_cast<std::size_t>(r)] : -1;
-    while (!p.outbox.empty()) {
-      auto& m = p.outbox.front();
-      std::span<const std::byte> all(m.bytes);
-      if (li >= 0) {
-        if (!ring_try_send(li, m.id, all.first(m.header_bytes), all.subspan(m.header_bytes))) break;
-      } else {
-        if (p.credits == 0) break;
-        send_now(r, p, m.id, all.first(m.header_bytes), all.subspan(m.header_bytes));
-      }
-      p.outbox.pop_front();
-      --parked_;
-      did = true;
-    }
-    return did;
+  // Sends what waits for r while there is room; true if nothing waits for r any more.
+  bool outbox_drained(rank_t r) {
+    return outbox_.drain(r, [this](rank_t to, const outboxes::message& m) { return send_parked(to, m); });
   }
 
   bool ring_try_send(int li, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload) {
@@ -537,18 +498,12 @@ class mpi_transport final : public transport {
                    std::span<const std::byte> payload, std::uint32_t flags) {
     unsigned spins = 0;
     for (;;) {
-      if (parked_ == 0) {
-        if (ring_try_send(li, id, header, payload)) return status::ok;
-      } else {
-        peer& p = peer_of(r);
-        flush_peer(r, p);
-        if (p.outbox.empty() && ring_try_send(li, id, header, payload)) return status::ok;
-      }
+      if (outbox_drained(r) && ring_try_send(li, id, header, payload)) return status::ok;
       if (flags & op_immediate) return status::would_block;
       if (poll_depth_ > 0) {
         // Inside a handler the ring we are reading cannot be drained, so waiting here could
         // deadlock two ranks sending to each other from handlers: park the message.
-        park(r, peer_of(r), id, header, payload);
+        outbox_.park(r, id, header, payload);
         return status::ok;
       }
       // Back-pressure: keep draining our own ring while we wait for room in theirs.
@@ -780,8 +735,7 @@ class mpi_transport final : public transport {
   std::unordered_map<rank_t, peer> peers_;  // created at first contact
   rank_t last_peer_rank_ = -1;
   peer* last_peer_ = nullptr;
-  std::vector<rank_t> waiting_;             // peers with parked messages
-  std::size_t parked_ = 0;
+  outboxes outbox_;                         // messages parked by handlers, per destination
   std::vector<rma_op> rma_;
   std::vector<rank_t> unflushed_;  // targets of puts not yet flushed
   int poll_depth_ = 0;

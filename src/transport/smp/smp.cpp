@@ -16,13 +16,12 @@
 #include <ctime>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <numeric>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "transport/outbox.hpp"
 #include "transport/smp/barrier.hpp"
 #include "transport/smp/job.hpp"
 #include "transport/smp/ring.hpp"
@@ -151,7 +150,7 @@ class smp_transport final : public transport {
         // Inside a handler the ring we are reading cannot be drained (its slots are still
         // in use), so waiting here could deadlock two ranks sending to each other from
         // handlers: park the message instead and send it from a later poll.
-        park(r, id, header, payload);
+        outbox_.park(r, id, header, payload);
         return status::ok;
       }
       // Back-pressure: keep draining our own ring while we wait for room in theirs, so two
@@ -175,7 +174,7 @@ class smp_transport final : public transport {
     // Handlers run on messages in place, so the ring cannot be consumed re-entrantly (a
     // handler that sends may come back here).
     if (poll_depth_ > 0) return false;
-    bool did = parked_ > 0 && flush_all();
+    bool did = outbox_.size() > 0 && flush_all();
     auto& mine = rings_[static_cast<std::size_t>(me_)];
     ++poll_depth_;
     // A bounded batch: the caller (progress) comes back soon, and a flood from other ranks
@@ -196,7 +195,7 @@ class smp_transport final : public transport {
     watch_next_ = 0;
   }
   // RMA is done at injection; messages parked by handlers still need a poll to leave.
-  bool progress_required() const override { return parked_ > 0; }
+  bool progress_required() const override { return outbox_.size() > 0; }
 
   bool job_aborting() const override {
     return header_->abort.load(std::memory_order_relaxed) != 0;
@@ -304,14 +303,7 @@ class smp_transport final : public transport {
   }
 
   // Messages sent from inside handlers while the destination ring was full.
-  struct parked_message {
-    am_handler_id id;
-    std::uint32_t header_bytes;
-    std::vector<std::byte> bytes;  // header then payload
-  };
-  // Outboxes exist only for peers with parked messages (no per-peer state for the others).
-  std::unordered_map<rank_t, std::deque<parked_message>> outbox_;
-  std::size_t parked_ = 0;
+  outboxes outbox_;
 
   bool try_send(rank_t r, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload) {
     auto& q = rings_[static_cast<std::size_t>(r)];
@@ -324,46 +316,13 @@ class smp_transport final : public transport {
     }
     return true;
   }
-  void park(rank_t r, am_handler_id id, std::span<const std::byte> header, std::span<const std::byte> payload) {
-    parked_message m{id, static_cast<std::uint32_t>(header.size()), {}};
-    m.bytes.reserve(header.size() + payload.size());
-    m.bytes.insert(m.bytes.end(), header.begin(), header.end());
-    m.bytes.insert(m.bytes.end(), payload.begin(), payload.end());
-    outbox_[r].push_back(std::move(m));
-    ++parked_;
-  }
+  bool send_parked(rank_t r, const outboxes::message& m) { return try_send(r, m.id, m.header(), m.payload()); }
   // Sends what waits for r while its ring has room; true if nothing waits for r any more.
   bool outbox_drained(rank_t r) {
-    if (parked_ == 0) return true;
-    auto it = outbox_.find(r);
-    return it == outbox_.end() || flush_outbox(it).second;
+    return outbox_.drain(r, [this](rank_t to, const outboxes::message& m) { return send_parked(to, m); });
   }
-  // Returns (sent anything, outbox now empty); an empty outbox is removed.
-  std::pair<bool, bool> flush_outbox(std::unordered_map<rank_t, std::deque<parked_message>>::iterator it) {
-    auto& box = it->second;
-    bool did = false;
-    while (!box.empty()) {
-      auto& m = box.front();
-      std::span<const std::byte> all(m.bytes);
-      if (!try_send(it->first, m.id, all.first(m.header_bytes), all.subspan(m.header_bytes))) break;
-      box.pop_front();
-      --parked_;
-      did = true;
-    }
-    if (!box.empty()) return {did, false};
-    outbox_.erase(it);
-    return {did, true};
-  }
-  // Only the peers with parked messages.
   bool flush_all() {
-    bool did = false;
-    for (auto it = outbox_.begin(); it != outbox_.end();) {
-      auto next = std::next(it);
-      util::count_peer_visit();
-      did = flush_outbox(it).first || did;  // may erase it
-      it = next;
-    }
-    return did;
+    return outbox_.drain_all([this](rank_t to, const outboxes::message& m) { return send_parked(to, m); });
   }
   std::vector<std::uintptr_t> owner_base_, delta_;
   smp::region_barrier barrier_;
