@@ -22,13 +22,19 @@
 // in arrival order, for a request to start. Sources are ranks of the request's team; a
 // request takes notifications only from members of its team.
 //
-// Notifications are delivered during user-level progress of the master persona, like RPCs
-// (this version carries them as RPCs that run at the transfer's remote completion).
+// Transport: between ranks of one machine a notification travels in a slot of the target's
+// ring in shared memory, with the data of puts up to notify_inline_bytes (such a put's
+// operation completes once the target has taken it, since that is when its data lands);
+// between machines it is an RPC run at the put's remote completion. A request's state
+// changes in any progress call; futures from async() are fulfilled in user-level progress
+// of the master persona.
 #pragma once
 
 #include "upcxx/version.hpp"
 
 #include <cstdint>
+#include <cstring>
+#include <tuple>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -73,26 +79,68 @@ class notify_request {
   std::unique_ptr<state> s_;
 };
 
+namespace detail {
+
+// On this machine (notify.cpp): publishes a notification from this rank in `rank`'s slot
+// ring. With `op`, the `bytes` (at most notify_inline_bytes) at `src` travel in the slot,
+// the target copies them to `dest` (an address in its segment, as it sees it) before it
+// takes the notification, and op's operation event follows once it has; source completion
+// is immediate. Without, only the notification travels. Waits (serving this rank's own
+// ring) while the target's ring is full.
+inline constexpr std::size_t notify_inline_bytes = 32;
+void notify_local(upcxx::intrank_t rank, int tag, const void* dest, const void* src, std::size_t bytes,
+                  upcxx::detail::rma_op* op);
+
+[[noreturn]] void fail_notify_rank(upcxx::intrank_t rank, const char* what);
+
+template <typename T, typename Cx>
+auto put_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int tag, Cx&& completions,
+                bool transient_src) {
+  check_notify_tag(tag, "gannet::rput_notify");
+  const upcxx::intrank_t target = dest.where();
+  if (dest.detail_addressable() && !dest.is_null()) {
+    const std::size_t bytes = count * sizeof(T);
+    upcxx::detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
+    if (bytes <= notify_inline_bytes) {
+      // Data and notification in one slot; the put completes when the target takes it.
+      auto* op = new upcxx::detail::async_op<upcxx::detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
+          std::move(cxs), upcxx::detail::ev_source | upcxx::detail::ev_operation, target);
+      return upcxx::detail::start_async(op, [&] { notify_local(target, tag, dest.raw_, src, bytes, op); });
+    }
+    // Larger: the data goes straight into place, then the slot is published (a release
+    // store, so the target sees the data once it sees the notification).
+    std::memcpy(static_cast<void*>(dest.detail_local_unchecked()), src, bytes);
+    notify_local(target, tag, nullptr, nullptr, 0, nullptr);
+    return upcxx::detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, target);
+  }
+  // Another machine: the notification is an RPC run at the put's remote completion, so it
+  // cannot overtake the data.
+  auto cxs = std::forward<Cx>(completions) | upcxx::remote_cx::as_rpc(&notify_arrived, upcxx::rank_me(), tag);
+  if (transient_src) return upcxx::rput(*src, dest, std::move(cxs));
+  return upcxx::rput(src, dest, count, std::move(cxs));
+}
+
+}  // namespace detail
+
 template <typename T, typename Cx = decltype(upcxx::operation_cx::as_future())>
 auto rput_notify(T value, upcxx::global_ptr<T> dest, int tag, Cx&& completions = upcxx::operation_cx::as_future()) {
-  detail::check_notify_tag(tag, "gannet::rput_notify");
-  return upcxx::rput(value, dest,
-                     std::forward<Cx>(completions) |
-                         upcxx::remote_cx::as_rpc(&detail::notify_arrived, upcxx::rank_me(), tag));
+  return detail::put_notify(&value, dest, 1, tag, std::forward<Cx>(completions), true);
 }
 
 template <typename T, typename Cx = decltype(upcxx::operation_cx::as_future())>
 auto rput_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int tag,
                  Cx&& completions = upcxx::operation_cx::as_future()) {
-  detail::check_notify_tag(tag, "gannet::rput_notify");
-  return upcxx::rput(src, dest, count,
-                     std::forward<Cx>(completions) |
-                         upcxx::remote_cx::as_rpc(&detail::notify_arrived, upcxx::rank_me(), tag));
+  return detail::put_notify(src, dest, count, tag, std::forward<Cx>(completions), false);
 }
 
 inline void notify(upcxx::intrank_t rank, int tag) {
   detail::check_notify_tag(tag, "gannet::notify");
-  upcxx::rpc_ff(rank, &detail::notify_arrived, upcxx::rank_me(), tag);
+  if (rank < 0 || rank >= upcxx::rank_n()) detail::fail_notify_rank(rank, "gannet::notify");
+  if (upcxx::detail::g_state.peers[rank].local) {
+    detail::notify_local(rank, tag, nullptr, nullptr, 0, nullptr);
+  } else {
+    upcxx::rpc_ff(rank, &detail::notify_arrived, upcxx::rank_me(), tag);
+  }
 }
 
 template <typename T, typename Cx = decltype(upcxx::operation_cx::as_future())>

@@ -1,14 +1,19 @@
-// Notified access, target side (include/gannet/notify.hpp): requests over the rank's
-// matcher (notify_match.hpp). Notifications arrive as RPCs (notify_arrived), so they are
-// handled in the master persona's user-level progress; the matcher is used under the
-// runtime lock, and what completes is finished (promises fulfilled) after it is released.
+// Notified access (include/gannet/notify.hpp): requests over the rank's matcher
+// (notify_match.hpp), and the two ways notifications arrive:
+//  - from ranks of this machine, through this rank's slot ring (notify_ring.hpp), taken in
+//    every progress call (notify_poll), inline data copied into place first;
+//  - from other machines, as RPCs riding the put's remote completion (notify_arrived).
+// The matcher is used under the runtime lock; the futures of requests that complete are
+// fulfilled after it is released, in user-level progress of the master persona.
 #include "gannet/notify.hpp"
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "runtime/notify_match.hpp"
+#include "runtime/notify_ring.hpp"
 #include "runtime/runtime.hpp"
 #include "util/log.hpp"
 
@@ -46,9 +51,109 @@ void fulfill(std::vector<notify_request::state*>& done) {
   }
 }
 
+// ---- the slot ring ----
+runtime::notify_ring* g_ring = nullptr;  // this rank's
+std::uint64_t g_head = 0;                // next position of g_ring to take (we are its consumer)
+
+// On-machine notified puts whose data travels in a slot: their operation completes once the
+// target has taken the slot (and so copied the data into place).
+struct inline_put {
+  const runtime::notify_slot* slot;
+  std::uint64_t turn;  // the turn that published it
+  upcxx::detail::rma_op* op;
+};
+std::vector<inline_put> g_inline;
+
+runtime::notify_ring& ring_of(upcxx::intrank_t rank) {
+  return *reinterpret_cast<runtime::notify_ring*>(runtime::notify_ring_area(rank));
+}
+
 }  // namespace
 
+namespace runtime {
+
+void notify_attach() {
+  g_ring = reinterpret_cast<notify_ring*>(notify_ring_area(upcxx::rank_me()));
+  // Nobody writes to it before the barrier that ends init (re-init: after finalize's).
+  g_ring->tail.store(0, std::memory_order_relaxed);
+  for (auto& s : g_ring->slot) s.turn.store(0, std::memory_order_relaxed);
+  g_head = 0;
+  g_inline.clear();
+}
+
+bool notify_poll() {
+  bool did = false;
+  while (notify_slot* s = g_ring->ready(g_head)) {
+    // Put data first: the notification tells the target its data is in place.
+    if (s->bytes) std::memcpy(reinterpret_cast<void*>(s->dest), s->data, s->bytes);
+    const notify_match ev{s->source, s->tag};
+    g_ring->done(g_head++);  // the producer's operation completes: our copy is done
+    g_matcher.arrive(ev);
+    did = true;
+  }
+  if (!g_inline.empty()) {
+    std::size_t keep = 0;
+    for (std::size_t i = 0; i < g_inline.size(); ++i) {
+      auto& p = g_inline[i];
+      if (notify_ring::taken(*p.slot, p.turn)) {
+        p.op->on_events(p.op, upcxx::detail::ev_operation);
+        did = true;
+      } else {
+        g_inline[keep++] = p;
+      }
+    }
+    g_inline.resize(keep);
+  }
+  return did;
+}
+
+bool notify_finish() {
+  if (g_completed.empty()) return false;
+  std::vector<notify_request::state*> done;
+  {
+    runtime_lock lock;
+    done.swap(g_completed);
+  }
+  fulfill(done);
+  return !done.empty();
+}
+
+}  // namespace runtime
+
 namespace detail {
+
+void notify_local(upcxx::intrank_t rank, int tag, const void* dest, const void* src, std::size_t bytes,
+                  upcxx::detail::rma_op* op) {
+  struct attempt {
+    runtime::notify_ring* ring;
+    runtime::notify_slot* slot = nullptr;
+    std::uint64_t turn = 0;
+  } a{&ring_of(rank)};
+  auto claim = [](void* p) {
+    auto* at = static_cast<attempt*>(p);
+    return (at->slot = at->ring->claim(&at->turn)) != nullptr;
+  };
+  // Full: the target has not kept up. Serve our own ring meanwhile (internal progress), so
+  // that two ranks that fill each other's rings both move on.
+  if (!claim(&a)) runtime::wait_until_aborting_or(claim, &a, upcxx::progress_level::internal);
+  runtime::notify_slot* s = a.slot;
+  const std::uint64_t turn = a.turn;
+  s->source = upcxx::rank_me();
+  s->tag = tag;
+  s->dest = reinterpret_cast<std::uint64_t>(dest);
+  s->bytes = static_cast<std::uint32_t>(bytes);
+  if (bytes) std::memcpy(s->data, src, bytes);
+  s->turn.store(turn, std::memory_order_release);
+  if (op) {
+    runtime::runtime_lock lock;
+    op->on_events(op, upcxx::detail::ev_source);  // src was copied into the slot
+    g_inline.push_back({s, turn, op});
+  }
+}
+
+void fail_notify_rank(upcxx::intrank_t rank, const char* what) {
+  util::fatal("%s: rank %d is not a rank of the job [0, %d)", what, rank, upcxx::rank_n());
+}
 
 void check_notify_tag(int tag, const char* what) {
   if (tag < 0) util::fatal("%s: tag %d is negative (tags are non-negative ints)", what, tag);

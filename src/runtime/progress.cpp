@@ -74,12 +74,15 @@ bool progress_once(progress_level level, bool waiting = false) {
     auto& tp = gannet::runtime::the_transport();
     did = (waiting ? tp.poll_waiting() : tp.poll()) || did;
     did = gannet::runtime::world_barrier_poll() || did;  // collectives riding the world barrier
+    did = gannet::runtime::notify_poll() || did;          // notified access on this machine
     // Replies and calls that handlers sent leave now, not at the next progress.
     if (gannet::runtime::rpc_batched()) gannet::runtime::rpc_flush();
   }
   if (!user) return did;
   // Top of the stack first; a persona pushed twice is served once (the upper copy).
   try {
+    // Requests of notified access completed meanwhile (their futures belong to the master).
+    if (detail::g_state.init_count > 0 && g_master.active_with_caller()) did = gannet::runtime::notify_finish() || did;
     for (std::size_t i = t.stack.size(); i-- > 0;) {
       persona* p = t.stack[i];
       bool seen_above = false;

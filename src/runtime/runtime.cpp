@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/notify_ring.hpp"
 #include "runtime/rpc_internal.hpp"
 #include "runtime/runtime.hpp"
 #include "transport/transport.hpp"
@@ -44,6 +45,7 @@ void coll_attach();  // src/coll/coll.cpp
 }
 namespace gannet::runtime {
 void atomics_attach();  // atomics.cpp
+void notify_attach();   // notify.cpp
 }
 
 namespace gannet::runtime {
@@ -53,7 +55,8 @@ constexpr std::size_t default_heap_bytes = 128ull << 20;
 // The first bytes of every segment are runtime scratch (gannet::all_gather); the heap
 // allocator manages the rest.
 constexpr std::size_t scratch_bytes = transport::runtime_reserve_bytes;
-static_assert(gannet::all_gather_max_bytes + coll_scratch_bytes <= scratch_bytes);
+static_assert(gannet::all_gather_max_bytes + coll_scratch_bytes <= notify_ring_offset);
+static_assert(notify_ring_offset + sizeof(notify_ring) <= scratch_bytes);
 
 struct runtime {
   // The transport outlives finalize so that a later init() reuses the same job (spec §2.1
@@ -241,6 +244,14 @@ bool world_barrier_poll() {
   }
 }
 
+std::byte* notify_ring_area(int rank) {
+  auto& r = rt();
+  if (rank == r.tp->rank_me()) return r.scratch + notify_ring_offset;
+  auto seg = r.tp->segment(rank);
+  auto* base = static_cast<std::byte*>(r.tp->local_address(rank, seg.base));
+  return base ? base + notify_ring_offset : nullptr;
+}
+
 std::byte* coll_scratch(int rank) {
   auto& r = rt();
   auto seg = r.tp->segment(rank);
@@ -334,6 +345,7 @@ void detail::init_library(bool par, bool debug) {
   detail::g_state.rank_n = n;
   detail::g_state.peers = r.peers.data();
 
+  gannet::runtime::notify_attach();  // before the barrier: peers notify us after it
   runtime_push_master_persona();
   detail::barrier_unchecked(world());
 }

@@ -36,6 +36,17 @@ void world_barrier_end_direct();
 // all_gather's), at this process's address for `rank`, or null if not load/store addressable.
 inline constexpr std::size_t coll_scratch_bytes = 256;
 std::byte* coll_scratch(int rank);
+// Each rank's notification ring (notify_ring.hpp) at this offset of its segment's runtime
+// reserve, at this process's address for `rank`, or null if not load/store addressable.
+inline constexpr std::size_t notify_ring_offset = 4096;
+std::byte* notify_ring_area(int rank);
+
+// Notified access (notify.cpp). notify_poll(), from every progress with the runtime lock
+// held: takes the notifications waiting in this rank's ring, and completes the on-machine
+// notified puts whose targets have taken theirs. notify_finish(), from user-level progress
+// of the master persona without the lock: fulfils the futures of requests that completed.
+bool notify_poll();
+bool notify_finish();
 
 // Makes progress (user-level unless told otherwise) until done(arg) is true; exits the process
 // quietly when the launcher is tearing the job down (it has already reported the cause).
