@@ -47,5 +47,7 @@ record vis "$run" -n 2 "$build/bench/gannet-bench-vis"
 if [ -x "$build/bench/gannet-bench-mpi-transport" ]; then
   "$(dirname "$0")/mpi-transport.sh" "$build" 2
 fi
+# Notified access ping-pong (bench/notify.sh).
+"$(dirname "$0")/notify.sh" "$build" 3
 # Scale: 2 to 1024 oversubscribed ranks on smp, 16 and 64 under mpirun (bench/scale.sh).
 "$(dirname "$0")/scale.sh" "$build" 3

@@ -25,7 +25,9 @@
 // Transport: between ranks of one machine a notification travels in a slot of the target's
 // ring in shared memory, with the data of puts up to notify_inline_bytes (such a put's
 // operation completes once the target has taken it, since that is when its data lands);
-// between machines it is an RPC run at the put's remote completion. A request's state
+// between machines a put of up to notify_message_bytes travels with its notification in one
+// message (the put completes at the target's reply), a larger one is followed by an RPC run
+// at its remote completion. A request's state
 // changes in any progress call; futures from async() are fulfilled in user-level progress
 // of the master persona.
 #pragma once
@@ -81,15 +83,25 @@ class notify_request {
 
 namespace detail {
 
-// On this machine (notify.cpp): publishes a notification from this rank in `rank`'s slot
-// ring. With `op`, the `bytes` (at most notify_inline_bytes) at `src` travel in the slot,
-// the target copies them to `dest` (an address in its segment, as it sees it) before it
-// takes the notification, and op's operation event follows once it has; source completion
-// is immediate. Without, only the notification travels. Waits (serving this rank's own
-// ring) while the target's ring is full.
+// On this machine (notify.cpp): notify_local publishes a notification from this rank in
+// `rank`'s slot ring, with the `bytes` (at most notify_inline_bytes) at `src`, which the
+// target copies to `dest` (an address in its segment, as it sees it) before it takes the
+// notification. It waits (serving this rank's own ring) while the target's ring is full.
+// notify_track then has `op` told of source completion at once and of operation completion
+// once the target has taken the slot (so the data is in place). Publishing comes first and
+// the bookkeeping after, off the path to the target.
 inline constexpr std::size_t notify_inline_bytes = 32;
-void notify_local(upcxx::intrank_t rank, int tag, const void* dest, const void* src, std::size_t bytes,
-                  upcxx::detail::rma_op* op);
+struct notify_posted {
+  const void* ring;
+  std::uint64_t pos;
+};
+notify_posted notify_local(upcxx::intrank_t rank, int tag, const void* dest, const void* src, std::size_t bytes);
+void notify_track(notify_posted posted, upcxx::detail::rma_op* op);
+
+// Between machines, puts up to this size travel with their notification in one message
+// (notify_put_arrived runs at the target: copy, then deliver).
+inline constexpr std::size_t notify_message_bytes = 8192;
+void notify_put_arrived(upcxx::global_ptr<char> dest, upcxx::view<char> data, upcxx::intrank_t source, int tag);
 
 [[noreturn]] void fail_notify_rank(upcxx::intrank_t rank, const char* what);
 
@@ -103,18 +115,34 @@ auto put_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int 
     upcxx::detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
     if (bytes <= notify_inline_bytes) {
       // Data and notification in one slot; the put completes when the target takes it.
+      const notify_posted posted = notify_local(target, tag, dest.raw_, src, bytes);
       auto* op = new upcxx::detail::async_op<upcxx::detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
           std::move(cxs), upcxx::detail::ev_source | upcxx::detail::ev_operation, target);
-      return upcxx::detail::start_async(op, [&] { notify_local(target, tag, dest.raw_, src, bytes, op); });
+      return upcxx::detail::start_async(op, [&] { notify_track(posted, op); });
     }
     // Larger: the data goes straight into place, then the slot is published (a release
     // store, so the target sees the data once it sees the notification).
     std::memcpy(static_cast<void*>(dest.detail_local_unchecked()), src, bytes);
-    notify_local(target, tag, nullptr, nullptr, 0, nullptr);
+    notify_local(target, tag, nullptr, nullptr, 0);
     return upcxx::detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, target);
   }
-  // Another machine: the notification is an RPC run at the put's remote completion, so it
-  // cannot overtake the data.
+  const std::size_t bytes = count * sizeof(T);
+  if (bytes <= notify_message_bytes && !dest.is_null()) {
+    // Another machine, a small put: data and notification in one message, which the target
+    // writes into place and then delivers; its reply completes the operation.
+    auto* op = new upcxx::detail::async_op<upcxx::detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
+        upcxx::detail::cx_decay<Cx>(std::forward<Cx>(completions)), upcxx::detail::ev_source | upcxx::detail::ev_operation,
+        target);
+    return upcxx::detail::start_async(op, [&] {
+      const char* first = reinterpret_cast<const char*>(src);
+      upcxx::rpc(target, &notify_put_arrived, upcxx::reinterpret_pointer_cast<char>(dest),
+                 upcxx::make_view(first, first + bytes), upcxx::rank_me(), tag)
+          .then([op] { op->on_events(op, upcxx::detail::ev_operation); });
+      op->on_events(op, upcxx::detail::ev_source);  // the message holds a copy of src
+    });
+  }
+  // Another machine, a larger put: the notification is an RPC run at the put's remote
+  // completion, so it cannot overtake the data.
   auto cxs = std::forward<Cx>(completions) | upcxx::remote_cx::as_rpc(&notify_arrived, upcxx::rank_me(), tag);
   if (transient_src) return upcxx::rput(*src, dest, std::move(cxs));
   return upcxx::rput(src, dest, count, std::move(cxs));
@@ -137,7 +165,7 @@ inline void notify(upcxx::intrank_t rank, int tag) {
   detail::check_notify_tag(tag, "gannet::notify");
   if (rank < 0 || rank >= upcxx::rank_n()) detail::fail_notify_rank(rank, "gannet::notify");
   if (upcxx::detail::g_state.peers[rank].local) {
-    detail::notify_local(rank, tag, nullptr, nullptr, 0, nullptr);
+    detail::notify_local(rank, tag, nullptr, nullptr, 0);
   } else {
     upcxx::rpc_ff(rank, &detail::notify_arrived, upcxx::rank_me(), tag);
   }

@@ -45,7 +45,9 @@ std::byte* notify_ring_area(int rank);
 // held: takes the notifications waiting in this rank's ring, and completes the on-machine
 // notified puts whose targets have taken theirs. notify_finish(), from user-level progress
 // of the master persona without the lock: fulfils the futures of requests that completed.
+// notify_quick(): only the ring, for loops that wait for a notification (any lock state).
 bool notify_poll();
+bool notify_quick();
 bool notify_finish();
 
 // Makes progress (user-level unless told otherwise) until done(arg) is true; exits the process
