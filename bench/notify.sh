@@ -31,3 +31,7 @@ record notify-smp "$run" -n 2 "$build/bench/gannet-bench-notify"
 if [ -x "$build/bench/gannet-bench-notify-mpi" ]; then
   record notify-offnode env GANNET_BYPASS=0 "$run" --mpi -n 2 "$build/bench/gannet-bench-notify-mpi"
 fi
+# The applications (examples/), opt codemode: pipelined stencil at 2 ranks, tree reduction at 4.
+if [ -x "$build/bench/gannet-bench-notify-stencil" ]; then
+  record notify-apps sh -c "'$run' -n 2 '$build/bench/gannet-bench-notify-stencil' && '$run' -n 4 '$build/bench/gannet-bench-notify-reduce'"
+fi

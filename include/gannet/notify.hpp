@@ -105,6 +105,14 @@ void notify_put_arrived(upcxx::global_ptr<char> dest, upcxx::view<char> data, up
 
 [[noreturn]] void fail_notify_rank(upcxx::intrank_t rank, const char* what);
 
+// Whether a completion object asks for an event after source completion (operation or
+// remote): only then is an inline put worth tracking until the target takes it.
+template <typename Cxs>
+inline constexpr bool wants_completion_after_source = true;
+template <typename... Item>
+inline constexpr bool wants_completion_after_source<upcxx::detail::completions<Item...>> =
+    ((Item::event != upcxx::detail::cx_event::source) || ...);
+
 template <typename T, typename Cx>
 auto put_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int tag, Cx&& completions,
                 bool transient_src) {
@@ -113,15 +121,16 @@ auto put_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int 
   if (dest.detail_addressable() && !dest.is_null()) {
     const std::size_t bytes = count * sizeof(T);
     upcxx::detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
-    if (bytes <= notify_inline_bytes) {
+    if (bytes <= notify_inline_bytes && wants_completion_after_source<upcxx::detail::cx_decay<Cx>>) {
       // Data and notification in one slot; the put completes when the target takes it.
       const notify_posted posted = notify_local(target, tag, dest.raw_, src, bytes);
       auto* op = new upcxx::detail::async_op<upcxx::detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
           std::move(cxs), upcxx::detail::ev_source | upcxx::detail::ev_operation, target);
       return upcxx::detail::start_async(op, [&] { notify_track(posted, op); });
     }
-    // Larger: the data goes straight into place, then the slot is published (a release
-    // store, so the target sees the data once it sees the notification).
+    // Larger, or nobody waits for the put beyond source completion: the data goes straight
+    // into place, then the slot is published (a release store, so the target sees the data
+    // once it sees the notification), and every event has happened.
     std::memcpy(static_cast<void*>(dest.detail_local_unchecked()), src, bytes);
     notify_local(target, tag, nullptr, nullptr, 0);
     return upcxx::detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, target);

@@ -111,7 +111,6 @@ void hand_back() {
 // Takes what is published in this rank's ring (runtime lock held).
 bool notify_drain() {
   if (!g_ring->ready(g_head)) return false;
-  const std::uint64_t first = g_head;
   while (notify_slot* s = g_ring->ready(g_head)) {
     // Put data first: the notification tells the target its data is in place.
     if (s->bytes) std::memcpy(reinterpret_cast<void*>(s->dest), s->data, s->bytes);
@@ -119,7 +118,7 @@ bool notify_drain() {
     ++g_head;
     g_matcher.arrive(ev);
     // While the ring is busy, hand slots back a quarter ring at a time.
-    if ((g_head - first) % (notify_ring::slots / 4) == 0) hand_back();
+    if (g_head - g_handed_back >= notify_ring::slots / 4) hand_back();
   }
   return true;
 }

@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 
+#include <gannet/notify.hpp>
 #include <upcxx/upcxx.hpp>
 
 int main(int argc, char** argv) {
@@ -99,6 +100,9 @@ int main(int argc, char** argv) {
       auto p = upcxx::new_<int>(0);
       ad.fetch_add(p, 1, std::memory_order_relaxed).wait();
     }
+    if (mode == "notify-negative-tag") gannet::rput_notify(1, upcxx::new_<int>(0), -3).wait();
+    if (mode == "notify-bad-source") gannet::notify_request(upcxx::rank_n(), 0);
+    if (mode == "notify-bad-rank") gannet::notify(upcxx::rank_n() + 5, 0);
     if (mode == "empty-op-set") upcxx::atomic_domain<int> ad(std::vector<upcxx::atomic_op>{});
     if (mode == "inactive-dist-object") upcxx::dist_object<int>(upcxx::inactive, 1).fetch(0).wait();
     if (mode == "inactive-atomic-domain") upcxx::atomic_domain<int>().load(upcxx::new_<int>(0), std::memory_order_relaxed);

@@ -223,6 +223,21 @@ debug-atomic-op-not-in-set)
   [ "$status" -ne 0 ] || fail "an atomic outside the domain's operation set was not caught"
   expect_err "crash.cpp:[0-9]+: atomic operation 4 \(upcxx::atomic_op\) is not in the atomic_domain's operation set"
   ;;
+debug-notify-negative-tag)
+  launch -n 2 "$crash" notify-negative-tag 1
+  [ "$status" -ne 0 ] || fail "a negative notification tag was not refused"
+  expect_err "gannet::rput_notify: tag -3 is negative"
+  ;;
+debug-notify-bad-source)
+  launch -n 2 "$crash" notify-bad-source 1
+  [ "$status" -ne 0 ] || fail "a notify_request source outside the team was not refused"
+  expect_err "gannet::notify_request: source 2 is not a rank of the team \\[0, 2\\)"
+  ;;
+debug-notify-bad-rank)
+  launch -n 2 "$crash" notify-bad-rank 1
+  [ "$status" -ne 0 ] || fail "a notification to a rank outside the job was not refused"
+  expect_err "gannet::notify: rank 7 is not a rank of the job"
+  ;;
 debug-empty-op-set)
   launch -n 2 "$crash" empty-op-set 1
   [ "$status" -ne 0 ] || fail "an atomic_domain with no operations was not refused"
