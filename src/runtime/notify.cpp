@@ -124,8 +124,7 @@ bool notify_drain() {
 }
 
 bool notify_quick() {
-  if (!g_ring->ready(g_head)) return false;
-  runtime_lock lock;
+  runtime_lock lock;  // threadmode seq: one predictable branch
   return notify_drain();
 }
 
@@ -149,10 +148,10 @@ bool notify_poll() {
 }
 
 bool notify_finish() {
-  if (g_completed.empty()) return false;
   std::vector<notify_request::state*> done;
   {
     runtime_lock lock;
+    if (g_completed.empty()) return false;
     done.swap(g_completed);
   }
   fulfill(done);
