@@ -27,17 +27,16 @@
 // operation completes once the target has taken it, since that is when its data lands);
 // between machines a put of up to notify_message_bytes travels with its notification in one
 // message (the put completes at the target's reply), a larger one is followed by an RPC run
-// at its remote completion. A request's state
-// changes in any progress call; futures from async() are fulfilled in user-level progress
-// of the master persona.
+// at its remote completion. A request's state changes in any progress call; futures from
+// async() are fulfilled in user-level progress of the master persona.
 #pragma once
 
 #include "upcxx/version.hpp"
 
 #include <cstdint>
 #include <cstring>
-#include <tuple>
 #include <memory>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
