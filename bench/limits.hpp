@@ -476,13 +476,15 @@ inline limits print_limits_header(options const& opt = {}, std::FILE* out = stdo
 // For benchmarks run under gannet-run: rank 0 (or a process started without the launcher)
 // measures and prints the limits before upcxx::init, while the other ranks wait in init's
 // bootstrap, which sleeps, so they leave the cores free. Other ranks get zeros.
-inline limits print_limits_on_first_rank() {
+// Whether this process is rank 0 (or was started without a launcher), before init.
+inline bool is_first_rank() {
   // gannet-run's rank variable, else mpirun's (Open MPI, then PMI launchers such as MPICH's).
   const char* rank = std::getenv("GANNET_RANK");
   if (!rank) rank = std::getenv("OMPI_COMM_WORLD_RANK");
   if (!rank) rank = std::getenv("PMI_RANK");
-  if (rank && std::atoi(rank) != 0) return limits{};
-  return print_limits_header();
+  return !rank || std::atoi(rank) == 0;
 }
+
+inline limits print_limits_on_first_rank() { return is_first_rank() ? print_limits_header() : limits{}; }
 
 }  // namespace gannet::bench

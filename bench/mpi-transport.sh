@@ -12,12 +12,9 @@ runs=${2:-2}
 results=$(cd "$(dirname "$0")" && pwd)/results
 run=$build/tools/gannet-run
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-header() {
-  echo "# $1: date=$(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc)" \
-       "cpu=\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')\"" \
-       "gxx=\"$(g++ --version | head -1)\" mpi=\"$(mpirun --version 2>/dev/null | head -1)\" runs=$runs"
-}
-record() {  # name, then "--" separated commands, each run RUNS times, alternately
+. "$(dirname "$0")/record.sh"
+# Here a record takes "--"-separated commands, each run RUNS times, alternately, with stderr.
+record() {
   local name=$1; shift
   local tmp cmds=() cur=()
   for a in "$@"; do
@@ -25,7 +22,7 @@ record() {  # name, then "--" separated commands, each run RUNS times, alternate
   done
   cmds+=("${cur[*]}")
   tmp=$(mktemp)
-  header "$name" >"$tmp"
+  header "$name" "mpi=\"$(mpirun --version 2>/dev/null | head -1)\"" >"$tmp"
   for i in $(seq "$runs"); do
     for c in "${cmds[@]}"; do
       echo "# run $i: $c" >>"$tmp"

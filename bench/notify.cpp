@@ -46,10 +46,7 @@ int main(int argc, char** argv) {
   // Limits on rank 0 before init (the other rank sleeps in init's bootstrap meanwhile).
   gb::print_limits_on_first_rank();
   std::vector<gb::stats> copy;
-  const char* grank = std::getenv("GANNET_RANK");
-  const char* orank = std::getenv("OMPI_COMM_WORLD_RANK");
-  const bool first = !(grank && std::atoi(grank) != 0) && !(orank && std::atoi(orank) != 0);
-  if (first)
+  if (gb::is_first_rank())
     for (std::size_t b : sizes) copy.push_back(gb::memcpy_ns(b));
 
   upcxx::init();

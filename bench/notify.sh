@@ -10,23 +10,7 @@ runs=${2:-3}
 results=$(cd "$(dirname "$0")" && pwd)/results
 run=$build/tools/gannet-run
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-header() {
-  echo "# $1: date=$(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc)" \
-       "cpu=\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')\"" \
-       "gxx=\"$(g++ --version | head -1)\" runs=$runs"
-}
-record() {  # name, then the command to run
-  local name=$1; shift
-  local tmp
-  tmp=$(mktemp)
-  header "$name" >"$tmp"
-  for i in $(seq "$runs"); do
-    echo "# run $i: $*" >>"$tmp"
-    "$@" >>"$tmp" 2>&1
-  done
-  mv "$tmp" "$results/$name.txt"
-  echo "wrote $results/$name.txt"
-}
+. "$(dirname "$0")/record.sh"
 record notify-smp "$run" -n 2 "$build/bench/gannet-bench-notify"
 if [ -x "$build/bench/gannet-bench-notify-mpi" ]; then
   record notify-offnode env GANNET_BYPASS=0 "$run" --mpi -n 2 "$build/bench/gannet-bench-notify-mpi"

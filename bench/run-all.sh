@@ -9,23 +9,7 @@ build=$1
 runs=${2:-3}
 results=$(cd "$(dirname "$0")" && pwd)/results
 run=$build/tools/gannet-run
-header() {
-  echo "# $1: date=$(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc)" \
-       "cpu=\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')\"" \
-       "gxx=\"$(g++ --version | head -1)\" runs=$runs"
-}
-record() {  # name, then the command to run
-  local name=$1; shift
-  local tmp
-  tmp=$(mktemp)
-  header "$name" >"$tmp"
-  for i in $(seq "$runs"); do
-    echo "# run $i: $*" >>"$tmp"
-    "$@" >>"$tmp"
-  done
-  mv "$tmp" "$results/$name.txt"
-  echo "wrote $results/$name.txt"
-}
+. "$(dirname "$0")/record.sh"
 record limits "$build/bench/gannet-bench-limits"
 record foundation-n2 "$run" -n 2 "$build/bench/gannet-bench-foundation"
 record foundation-n4 "$run" -n 4 "$build/bench/gannet-bench-foundation"

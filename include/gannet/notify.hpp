@@ -117,8 +117,8 @@ auto put_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int 
                 bool transient_src) {
   check_notify_tag(tag, "gannet::rput_notify");
   const upcxx::intrank_t target = dest.where();
+  const std::size_t bytes = count * sizeof(T);
   if (dest.detail_addressable() && !dest.is_null()) {
-    const std::size_t bytes = count * sizeof(T);
     upcxx::detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
     if (bytes <= notify_inline_bytes && wants_completion_after_source<upcxx::detail::cx_decay<Cx>>) {
       // Data and notification in one slot; the put completes when the target takes it.
@@ -134,7 +134,6 @@ auto put_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int 
     notify_local(target, tag, nullptr, nullptr, 0);
     return upcxx::detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, target);
   }
-  const std::size_t bytes = count * sizeof(T);
   if (bytes <= notify_message_bytes && !dest.is_null()) {
     // Another machine, a small put: data and notification in one message, which the target
     // writes into place and then delivers; its reply completes the operation.

@@ -110,7 +110,7 @@ void hand_back() {
 
 // Takes what is published in this rank's ring (runtime lock held).
 bool notify_drain() {
-  if (!g_ring->ready(g_head)) return false;
+  const std::uint64_t first = g_head;
   while (notify_slot* s = g_ring->ready(g_head)) {
     // Put data first: the notification tells the target its data is in place.
     if (s->bytes) std::memcpy(reinterpret_cast<void*>(s->dest), s->data, s->bytes);
@@ -120,7 +120,7 @@ bool notify_drain() {
     // While the ring is busy, hand slots back a quarter ring at a time.
     if (g_head - g_handed_back >= notify_ring::slots / 4) hand_back();
   }
-  return true;
+  return g_head != first;
 }
 
 bool notify_quick() {

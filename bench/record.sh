@@ -1,0 +1,25 @@
+# Shared by the benchmark scripts (sourced, not run): the header line of a results file and
+# the loop that fills it. The caller sets `runs` (launches per benchmark) and `results` (the
+# directory written to).
+
+# header NAME [FIELD...]: the machine, compiler and date, then any extra fields.
+header() {
+  local name=$1; shift
+  echo "# $name: date=$(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc)" \
+       "cpu=\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')\"" \
+       "gxx=\"$(g++ --version | head -1)\"" "$@" "runs=$runs"
+}
+
+# record NAME COMMAND...: runs COMMAND `runs` times and writes its output to results/NAME.txt.
+record() {
+  local name=$1; shift
+  local tmp
+  tmp=$(mktemp)
+  header "$name" >"$tmp"
+  for i in $(seq "$runs"); do
+    echo "# run $i: $*" >>"$tmp"
+    "$@" >>"$tmp"
+  done
+  mv "$tmp" "$results/$name.txt"
+  echo "wrote $results/$name.txt"
+}
