@@ -91,7 +91,7 @@ namespace detail {
 // the bookkeeping after, off the path to the target.
 inline constexpr std::size_t notify_inline_bytes = 32;
 struct notify_posted {
-  const void* ring;
+  const void* head;  // of the slots it went into (an atomic position)
   std::uint64_t pos;
 };
 notify_posted notify_local(upcxx::intrank_t rank, int tag, const void* dest, const void* src, std::size_t bytes);
@@ -120,16 +120,22 @@ auto put_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int 
   const std::size_t bytes = count * sizeof(T);
   if (dest.detail_addressable() && !dest.is_null()) {
     upcxx::detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
-    if (bytes <= notify_inline_bytes && wants_completion_after_source<upcxx::detail::cx_decay<Cx>>) {
-      // Data and notification in one slot; the put completes when the target takes it.
+    if (bytes <= notify_inline_bytes) {
+      // Data and notification in one slot: one cache line reaches the target.
       const notify_posted posted = notify_local(target, tag, dest.raw_, src, bytes);
-      auto* op = new upcxx::detail::async_op<upcxx::detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
-          std::move(cxs), upcxx::detail::ev_source | upcxx::detail::ev_operation, target);
-      return upcxx::detail::start_async(op, [&] { notify_track(posted, op); });
+      if constexpr (wants_completion_after_source<upcxx::detail::cx_decay<Cx>>) {
+        // The put completes when the target takes the slot (and copies the data into place).
+        auto* op = new upcxx::detail::async_op<upcxx::detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
+            std::move(cxs), upcxx::detail::ev_source | upcxx::detail::ev_operation, target);
+        return upcxx::detail::start_async(op, [&] { notify_track(posted, op); });
+      } else {
+        (void)posted;  // nobody waits beyond source completion: src is in the slot already
+        return upcxx::detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, target);
+      }
     }
-    // Larger, or nobody waits for the put beyond source completion: the data goes straight
-    // into place, then the slot is published (a release store, so the target sees the data
-    // once it sees the notification), and every event has happened.
+    // Larger: the data goes straight into place, then the slot is published (a release
+    // store, so the target sees the data once it sees the notification), and every event
+    // has happened.
     std::memcpy(static_cast<void*>(dest.detail_local_unchecked()), src, bytes);
     notify_local(target, tag, nullptr, nullptr, 0);
     return upcxx::detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, target);

@@ -7,10 +7,13 @@
 // fulfilled after it is released, in user-level progress of the master persona.
 #include "gannet/notify.hpp"
 
+#include <cstddef>
 #include <cstring>
 #include <iterator>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/notify_match.hpp"
@@ -52,75 +55,172 @@ void fulfill(std::vector<notify_request::state*>& done) {
   }
 }
 
-// ---- the slot ring ----
-runtime::notify_ring* g_ring = nullptr;  // this rank's
-std::uint64_t g_head = 0;                // next position of g_ring to take (we are its consumer)
-std::uint64_t g_handed_back = 0;         // the head producers see (g_ring->head)
+// ---- receiving: this rank's ring and the lanes producers opened to it ----
+runtime::notify_area* g_area = nullptr;  // this rank's
+// A queue of slots this rank consumes: the next position to take, and the head producers
+// see (the queue's head), which moves at the next full progress pass or every quarter queue.
+template <typename Slots>
+struct inbound {
+  Slots* q = nullptr;
+  std::uint64_t head = 0;
+  std::uint64_t handed_back = 0;
+  upcxx::intrank_t source = -1;  // a lane's producer
 
-// The rings this rank sends to, in a small direct-mapped table: where the ring is, and what
-// we last saw of its head (notify_ring::claim). A miss costs a lookup of the ring and one read
-// of its head line; nothing is kept per rank of the job.
-struct peer_ring {
+  void hand_back() {
+    if (handed_back == head) return;
+    handed_back = head;
+    q->taken_up_to(head);
+  }
+};
+inbound<runtime::notify_ring> g_ring;
+std::vector<inbound<runtime::notify_lane>> g_lanes;  // at most notify_ring::max_lanes
+
+// ---- sending: the ranks this rank notifies ----
+struct peer_notify {
   upcxx::intrank_t rank = -1;
   runtime::notify_ring* ring = nullptr;
-  std::uint64_t known_head = 0;
+  std::uint64_t ring_known_head = 0;
+  runtime::notify_lane* lane = nullptr;  // ours to it, once granted
+  std::uint64_t lane_tail = 0;           // next position of the lane
+  std::uint64_t lane_known_head = 0;
+  std::uint32_t sent = 0;                // through the ring so far
+  bool no_lane = false;                  // none to be had: the target's or ours are taken
 };
-peer_ring g_peer_rings[64];
+// A lane is asked for at this many notifications to one target: a few notifications go
+// through the ring, a stream gets a lane.
+constexpr std::uint32_t lane_after = 16;
+// Peers this rank has notified (nothing for the others), found through a small
+// direct-mapped cache; the map's nodes do not move.
+std::unordered_map<upcxx::intrank_t, peer_notify> g_peers;
+peer_notify* g_peer_cache[64];
+std::size_t g_lanes_out = 0;  // lanes of our area in use
 
-peer_ring& peer_ring_of(upcxx::intrank_t rank) {
-  peer_ring& p = g_peer_rings[static_cast<unsigned>(rank) % std::size(g_peer_rings)];
-  if (p.rank != rank) p = {rank, reinterpret_cast<runtime::notify_ring*>(runtime::notify_ring_area(rank)), 0};
+peer_notify& peer_of(upcxx::intrank_t rank) {
+  peer_notify*& c = g_peer_cache[static_cast<unsigned>(rank) % std::size(g_peer_cache)];
+  if (c && c->rank == rank) return *c;
+  peer_notify& p = g_peers[rank];
+  if (p.rank != rank) {
+    p.rank = rank;
+    p.ring = &reinterpret_cast<runtime::notify_area*>(runtime::notify_ring_area(rank))->ring;
+  }
+  c = &p;
   return p;
 }
 
 // On-machine notified puts whose data travels in a slot: their operation completes once the
 // target has taken the slot (and so copied the data into place).
 struct inline_put {
-  const runtime::notify_ring* ring;
+  const std::atomic<std::uint64_t>* head;  // of the ring or lane
   std::uint64_t pos;
   upcxx::detail::rma_op* op;
 };
 std::vector<inline_put> g_inline;
+
+// Fills a slot but for its turn. In as few stores as we can: a consumer waiting for this
+// slot reads its line again and again, and each read between two of our stores takes the
+// line away, so that the next store has to fetch it back.
+void write_slot(runtime::notify_slot& s, std::int32_t source, std::int32_t tag, std::uint64_t dest, const void* src,
+                std::size_t bytes) {
+  runtime::notify_slot local;  // turn unused
+  local.source = source;
+  local.tag = tag;
+  local.dest = dest;
+  local.bytes = static_cast<std::uint32_t>(bytes);
+  local.unused = 0;
+  constexpr std::size_t header = offsetof(runtime::notify_slot, data) - offsetof(runtime::notify_slot, source);
+  auto* to = reinterpret_cast<std::byte*>(&s) + offsetof(runtime::notify_slot, source);
+  const auto* from = reinterpret_cast<const std::byte*>(&local) + offsetof(runtime::notify_slot, source);
+  if (bytes <= 8) {
+    if (bytes) std::memcpy(local.data, src, bytes);
+    std::memcpy(to, from, header + 8);  // one 32-byte store
+  } else {
+    std::memcpy(local.data, src, bytes);
+    std::memcpy(to, from, header + runtime::notify_slot::inline_bytes);
+  }
+}
+
+// Claims a slot of p's ring, serving our own slots while it is full (internal progress), so
+// that two ranks that fill each other's rings both move on.
+runtime::notify_slot* claim_ring(peer_notify& p, std::uint64_t* pos) {
+  struct attempt {
+    peer_notify* p;
+    std::uint64_t* pos;
+    runtime::notify_slot* slot = nullptr;
+  } a{&p, pos};
+  auto claim = [](void* v) {
+    auto* at = static_cast<attempt*>(v);
+    return (at->slot = at->p->ring->claim(at->p->ring_known_head, at->pos)) != nullptr;
+  };
+  if (!claim(&a)) runtime::wait_until_aborting_or(claim, &a, upcxx::progress_level::internal);
+  return a.slot;
+}
+
+// The target grants lanes while it has fewer than max_lanes; ours are in our area.
+void open_lane(peer_notify& p) {
+  if (g_lanes_out == runtime::notify_area::out_lanes ||
+      p.ring->lanes.fetch_add(1, std::memory_order_relaxed) >= runtime::notify_ring::max_lanes) {
+    p.no_lane = true;
+    return;
+  }
+  const std::size_t index = g_lanes_out++;
+  runtime::notify_lane* lane = &g_area->lane[index];
+  lane->reset();
+  // The announcement follows our earlier notifications through the ring, and the target
+  // reads the lane only once it has taken it, so our notifications keep their order.
+  std::uint64_t pos;
+  runtime::notify_slot* s = claim_ring(p, &pos);
+  write_slot(*s, upcxx::rank_me(), runtime::notify_ring::lane_tag, index, nullptr, 0);
+  runtime::notify_ring::publish(*s, pos);  // release: the lane's reset comes before
+  p.lane = lane;
+  p.lane_tail = 0;
+  p.lane_known_head = 0;
+}
+
+// Takes what is published in q (runtime lock held); on a ring, also lane announcements.
+template <typename Slots>
+bool take(inbound<Slots>& in) {
+  const std::uint64_t first = in.head;
+  while (runtime::notify_slot* s = in.q->ready(in.head)) {
+    if constexpr (std::is_same_v<Slots, runtime::notify_ring>) {
+      if (s->tag == runtime::notify_ring::lane_tag) {
+        auto* area = reinterpret_cast<runtime::notify_area*>(runtime::notify_ring_area(s->source));
+        g_lanes.push_back({&area->lane[s->dest], 0, 0, s->source});
+        ++in.head;
+        continue;
+      }
+    }
+    // Put data first: the notification tells the target its data is in place.
+    if (s->bytes) std::memcpy(reinterpret_cast<void*>(s->dest), s->data, s->bytes);
+    const runtime::notify_match ev{s->source, s->tag};
+    ++in.head;
+    g_matcher.arrive(ev);
+    // While the queue is busy, hand slots back a quarter at a time.
+    if (in.head - in.handed_back >= Slots::slots / 4) in.hand_back();
+  }
+  return in.head != first;
+}
 
 }  // namespace
 
 namespace runtime {
 
 void notify_attach() {
-  g_ring = reinterpret_cast<notify_ring*>(notify_ring_area(upcxx::rank_me()));
+  g_area = reinterpret_cast<notify_area*>(notify_ring_area(upcxx::rank_me()));
   // Nobody writes to it before the barrier that ends init (re-init: after finalize's).
-  g_ring->tail.store(0, std::memory_order_relaxed);
-  g_ring->head.store(0, std::memory_order_relaxed);
-  for (auto& s : g_ring->slot) s.turn.store(0, std::memory_order_relaxed);
-  g_head = 0;
-  g_handed_back = 0;
-  for (auto& p : g_peer_rings) p = {};
+  g_area->ring.reset();
+  g_ring = {&g_area->ring};
+  g_lanes.clear();
+  g_peers.clear();
+  for (auto& c : g_peer_cache) c = nullptr;
+  g_lanes_out = 0;
   g_inline.clear();
 }
 
-// Tells producers which slots they may reuse and which inline puts have landed. Not at once
-// when a notification is taken but at the next full progress pass: a store to the head line,
-// which the producers read, would otherwise hold up this rank's next atomic instruction
-// (its reply's claim, say) until the line had been fetched back from them.
-void hand_back() {
-  if (g_handed_back == g_head) return;
-  g_handed_back = g_head;
-  g_ring->taken_up_to(g_head);
-}
-
-// Takes what is published in this rank's ring (runtime lock held).
+// Takes what is published in this rank's ring and lanes (runtime lock held).
 bool notify_drain() {
-  const std::uint64_t first = g_head;
-  while (notify_slot* s = g_ring->ready(g_head)) {
-    // Put data first: the notification tells the target its data is in place.
-    if (s->bytes) std::memcpy(reinterpret_cast<void*>(s->dest), s->data, s->bytes);
-    const notify_match ev{s->source, s->tag};
-    ++g_head;
-    g_matcher.arrive(ev);
-    // While the ring is busy, hand slots back a quarter ring at a time.
-    if (g_head - g_handed_back >= notify_ring::slots / 4) hand_back();
-  }
-  return g_head != first;
+  bool did = take(g_ring);
+  for (std::size_t i = 0; i < g_lanes.size(); ++i) did |= take(g_lanes[i]);
+  return did;
 }
 
 bool notify_quick() {
@@ -128,14 +228,19 @@ bool notify_quick() {
   return notify_drain();
 }
 
+// Tells producers which slots they may reuse and which inline puts have landed. Not at once
+// when a notification is taken but at the next full progress pass: a store to a head line,
+// which the producers read, would otherwise hold up this rank's next atomic instruction
+// (its reply's claim, say) until the line had been fetched back from them.
 bool notify_poll() {
   bool did = notify_drain();
-  hand_back();
+  g_ring.hand_back();
+  for (auto& l : g_lanes) l.hand_back();
   if (!g_inline.empty()) {
     std::size_t keep = 0;
     for (std::size_t i = 0; i < g_inline.size(); ++i) {
       auto& p = g_inline[i];
-      if (p.ring->taken(p.pos)) {
+      if (p.head->load(std::memory_order_acquire) > p.pos) {
         p.op->on_events(p.op, upcxx::detail::ev_operation);
         did = true;
       } else {
@@ -163,33 +268,46 @@ bool notify_finish() {
 namespace detail {
 
 notify_posted notify_local(upcxx::intrank_t rank, int tag, const void* dest, const void* src, std::size_t bytes) {
-  runtime::runtime_lock lock;  // for g_peer_rings (threadmode par)
-  struct attempt {
-    peer_ring* peer;
-    runtime::notify_slot* slot = nullptr;
-    std::uint64_t pos = 0;
-  } a{&peer_ring_of(rank)};
-  auto claim = [](void* p) {
-    auto* at = static_cast<attempt*>(p);
-    return (at->slot = at->peer->ring->claim(at->peer->known_head, &at->pos)) != nullptr;
-  };
-  // Full: the target has not kept up. Serve our own ring meanwhile (internal progress), so
-  // that two ranks that fill each other's rings both move on.
-  if (!claim(&a)) runtime::wait_until_aborting_or(claim, &a, upcxx::progress_level::internal);
-  runtime::notify_slot* s = a.slot;
-  s->source = upcxx::rank_me();
-  s->tag = tag;
-  s->dest = reinterpret_cast<std::uint64_t>(dest);
-  s->bytes = static_cast<std::uint32_t>(bytes);
-  if (bytes) std::memcpy(s->data, src, bytes);
-  runtime::notify_ring::publish(*s, a.pos);
-  return {a.peer->ring, a.pos};
+  runtime::runtime_lock lock;  // for the peer table (threadmode par)
+  peer_notify& p = peer_of(rank);
+  if (!p.lane && !p.no_lane && ++p.sent == lane_after) open_lane(p);
+  runtime::notify_slot* s;
+  std::uint64_t pos;
+  const std::atomic<std::uint64_t>* head;
+  if (p.lane) {
+    // Ours alone: no locked instruction. Full: wait as for the ring (never fall back to
+    // it, which would let later notifications overtake the lane's).
+    pos = p.lane_tail;
+    if (!p.lane->free(pos, p.lane_known_head)) {
+      auto room = [](void* v) {
+        auto* q = static_cast<peer_notify*>(v);
+        return q->lane->free(q->lane_tail, q->lane_known_head);
+      };
+      runtime::wait_until_aborting_or(room, &p, upcxx::progress_level::internal);
+    }
+    ++p.lane_tail;
+    s = &p.lane->slot[pos % runtime::notify_lane::slots];
+    head = &p.lane->head;
+  } else {
+    s = claim_ring(p, &pos);
+    head = &p.ring->head;
+  }
+  write_slot(*s, upcxx::rank_me(), tag, reinterpret_cast<std::uint64_t>(dest), src, bytes);
+  runtime::notify_ring::publish(*s, pos);
+  // Ask for the next slot's line now: our next notification to this target likely takes it,
+  // and its stores then find the line here rather than waiting for it.
+  if (p.lane) {
+    p.lane->prefetch_for_write(pos + 1);
+  } else {
+    p.ring->prefetch_for_write(pos + 1);
+  }
+  return {head, pos};
 }
 
 void notify_track(notify_posted posted, upcxx::detail::rma_op* op) {
   runtime::runtime_lock lock;
   op->on_events(op, upcxx::detail::ev_source);  // src was copied into the slot
-  g_inline.push_back({static_cast<const runtime::notify_ring*>(posted.ring), posted.pos, op});
+  g_inline.push_back({static_cast<const std::atomic<std::uint64_t>*>(posted.head), posted.pos, op});
 }
 
 void fail_notify_rank(upcxx::intrank_t rank, const char* what) {
@@ -274,7 +392,15 @@ notify_status notify_request::wait() {
   // machine is seen within a few nanoseconds of landing, not a progress call later.
   for (unsigned pass = 0; !s_->complete; ++pass) {
     if (runtime::notify_quick()) continue;
-    if (pass % 4 == 3) upcxx::progress();
+    if (pass % 4 == 3) {
+      upcxx::progress();
+    } else {
+      // Look again a little later: a producer writes a slot in several stores, and each
+      // look at its line in between takes the line back from it.
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
   }
   return s_->status();
 }

@@ -82,7 +82,13 @@ class notify_matcher {
     for (auto it = unexpected_.begin(); it != unexpected_.end() && w->matched < w->expected;) {
       if (w->accepts(*it)) {
         take(w, *it);
-        it = unexpected_.erase(it);
+        // The oldest is the usual one (a consumer behind its producers): pop it cheaply.
+        if (it == unexpected_.begin()) {
+          unexpected_.pop_front();
+          it = unexpected_.begin();
+        } else {
+          it = unexpected_.erase(it);
+        }
       } else {
         ++it;
       }

@@ -56,7 +56,7 @@ constexpr std::size_t default_heap_bytes = 128ull << 20;
 // allocator manages the rest.
 constexpr std::size_t scratch_bytes = transport::runtime_reserve_bytes;
 static_assert(gannet::all_gather_max_bytes + coll_scratch_bytes <= notify_ring_offset);
-static_assert(notify_ring_offset + sizeof(notify_ring) <= scratch_bytes);
+static_assert(notify_ring_offset + sizeof(notify_area) <= scratch_bytes);
 
 struct runtime {
   // The transport outlives finalize so that a later init() reuses the same job (spec §2.1

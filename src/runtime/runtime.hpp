@@ -36,7 +36,7 @@ void world_barrier_end_direct();
 // all_gather's), at this process's address for `rank`, or null if not load/store addressable.
 inline constexpr std::size_t coll_scratch_bytes = 256;
 std::byte* coll_scratch(int rank);
-// Each rank's notification ring (notify_ring.hpp) at this offset of its segment's runtime
+// Each rank's notification area (notify_ring.hpp: its ring and its lanes) at this offset of its segment's runtime
 // reserve, at this process's address for `rank`, or null if not load/store addressable.
 inline constexpr std::size_t notify_ring_offset = 4096;
 std::byte* notify_ring_area(int rank);

@@ -88,7 +88,7 @@ struct capabilities {
 // Every transport makes each segment this many bytes larger than the requested heap; the
 // runtime keeps them at the start of the segment for its own use (gannet::all_gather, the
 // collectives' scratch, the notification ring of notified access).
-inline constexpr std::size_t runtime_reserve_bytes = 16384;
+inline constexpr std::size_t runtime_reserve_bytes = 32768;
 
 // A rank's shared segment as seen by its owner: the raw addresses a global_ptr carries.
 struct segment_info {

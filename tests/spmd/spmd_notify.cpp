@@ -1,8 +1,9 @@
-// Notified access (issue 12) through the launcher, at 1, 2 and 4 ranks: notified puts in a
+// Notified access (issue 12) through the launcher, at 1, 2, 4 and 20 ranks: notified puts in a
 // ping-pong with persistent requests, many producers counted by one request, notifications
 // that arrive before their request starts, wildcards and the status they report, rget_notify,
-// zero-byte and large transfers, a request on a team other than world, async(), and a
-// stress in which every notification is matched exactly once.
+// zero-byte and large transfers, a request on a team other than world, async(), streams
+// between every pair of ranks (ring, lanes, and past the lane limits), and a stress in which every notification is matched exactly once.
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -190,6 +191,38 @@ int main() {
     got.wait();
     for (int i = 0; i < K; ++i) SPMD_CHECK(box->local()[i] == long(left) * K + i);
     all.wait();
+    upcxx::barrier();
+    upcxx::delete_array(*box);
+  }
+
+  // ---- streams from every rank to every rank: past lane_after each gets a lane while
+  //      lanes last (a target grants 16, a producer has 8; at 20 ranks both run out and the
+  //      rest stay on the ring). Per source, notifications keep their order across the
+  //      switch from ring to lane, and each one's data is in place when it is matched ----
+  {
+    constexpr int L = 48;  // beyond lane_after (16) and a lane's 32 slots
+    upcxx::dist_object<upcxx::global_ptr<long>> box(upcxx::new_array<long>(static_cast<std::size_t>(n) * L));
+    std::fill(box->local(), box->local() + n * L, -1L);
+    std::vector<upcxx::global_ptr<long>> dst(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) dst[static_cast<std::size_t>(r)] = box.fetch(r).wait() + me * L;
+    upcxx::barrier();
+    upcxx::future<> sent = upcxx::make_future();
+    for (int i = 0; i < L; ++i)
+      for (int k = 1; k <= n; ++k) {
+        const int r = (me + k) % n;
+        sent = upcxx::when_all(sent, gannet::rput_notify(long(me) * 1000 + i, dst[static_cast<std::size_t>(r)] + i, 100 + i));
+      }
+    for (int k = 1; k <= n; ++k) {
+      const int s = (me + n - k) % n;
+      gannet::notify_request from(s, gannet::any_tag);
+      for (int i = 0; i < L; ++i) {
+        from.start();
+        const gannet::notify_status st = from.wait();
+        SPMD_CHECK(st.source == s && st.tag == 100 + i);  // in order
+        SPMD_CHECK(box->local()[s * L + i] == long(s) * 1000 + i);
+      }
+    }
+    sent.wait();
     upcxx::barrier();
     upcxx::delete_array(*box);
   }

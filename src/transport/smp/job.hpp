@@ -25,7 +25,7 @@ inline constexpr std::size_t cache_line = 64;
 inline constexpr std::size_t segment_align = 64 * 1024;
 inline constexpr int max_barrier_rounds = 32;
 // Runtime bytes in front of each heap (transport::runtime_reserve_bytes).
-inline constexpr std::size_t segment_reserve = 16384;
+inline constexpr std::size_t segment_reserve = 32768;
 
 // Environment handed from the launcher to each rank.
 inline constexpr const char* env_job_fd = "GANNET_JOB_FD";
