@@ -3,6 +3,8 @@
 #   notify-smp.txt     bench/notify.cpp under gannet-run (ranks on one machine: slot ring)
 #   notify-offnode.txt bench/notify.cpp under gannet-run --mpi with GANNET_BYPASS=0 (every
 #                      peer through MPI), next to MPI send/recv and put+flush+flag in the same job
+#   notify-apps.txt    the applications of examples/ (stencil, tree reduction, Cholesky)
+#   notify-apps-offnode.txt  Cholesky with every peer through MPI
 #   bench/notify.sh BUILD_DIR [RUNS]
 set -euo pipefail
 build=$1
@@ -15,7 +17,12 @@ record notify-smp "$run" -n 2 "$build/bench/gannet-bench-notify"
 if [ -x "$build/bench/gannet-bench-notify-mpi" ]; then
   record notify-offnode env GANNET_BYPASS=0 "$run" --mpi -n 2 "$build/bench/gannet-bench-notify-mpi"
 fi
-# The applications (examples/), opt codemode: pipelined stencil at 2 ranks, tree reduction at 4.
+# The applications (examples/), opt codemode: pipelined stencil at 2 ranks (the default
+# width, compute-bound, and 16 columns, signal-bound), tree reduction at 4, Cholesky at 2 and
+# 4 (and at 4 with every peer through MPI).
 if [ -x "$build/bench/gannet-bench-notify-stencil" ]; then
-  record notify-apps sh -c "'$run' -n 2 '$build/bench/gannet-bench-notify-stencil' && '$run' -n 4 '$build/bench/gannet-bench-notify-reduce'"
+  record notify-apps sh -c "'$run' -n 2 '$build/bench/gannet-bench-notify-stencil' && '$run' -n 2 '$build/bench/gannet-bench-notify-stencil' 200000 16 10 && '$run' -n 4 '$build/bench/gannet-bench-notify-reduce' && '$run' -n 2 '$build/bench/gannet-bench-notify-cholesky' && '$run' -n 4 '$build/bench/gannet-bench-notify-cholesky'"
+  if [ -x "$build/bench/gannet-bench-notify-mpi" ]; then
+    record notify-apps-offnode env GANNET_BYPASS=0 "$run" --mpi -n 4 "$build/bench/gannet-bench-notify-cholesky"
+  fi
 fi

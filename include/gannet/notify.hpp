@@ -142,12 +142,20 @@ auto put_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int 
   }
   if (bytes <= notify_message_bytes && !dest.is_null()) {
     // Another machine, a small put: data and notification in one message, which the target
-    // writes into place and then delivers; its reply completes the operation.
+    // writes into place and then delivers; its reply completes the operation. Without
+    // completions after source completion no reply is needed: the message joins the
+    // target's batch like an rpc_ff.
+    const char* first = reinterpret_cast<const char*>(src);
+    if constexpr (!wants_completion_after_source<upcxx::detail::cx_decay<Cx>>) {
+      upcxx::detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
+      upcxx::rpc_ff(target, &notify_put_arrived, upcxx::reinterpret_pointer_cast<char>(dest),
+                    upcxx::make_view(first, first + bytes), upcxx::rank_me(), tag);
+      return upcxx::detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, target);
+    }
     auto* op = new upcxx::detail::async_op<upcxx::detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
         upcxx::detail::cx_decay<Cx>(std::forward<Cx>(completions)), upcxx::detail::ev_source | upcxx::detail::ev_operation,
         target);
     return upcxx::detail::start_async(op, [&] {
-      const char* first = reinterpret_cast<const char*>(src);
       upcxx::rpc(target, &notify_put_arrived, upcxx::reinterpret_pointer_cast<char>(dest),
                  upcxx::make_view(first, first + bytes), upcxx::rank_me(), tag)
           .then([op] { op->on_events(op, upcxx::detail::ev_operation); });
