@@ -392,15 +392,7 @@ notify_status notify_request::wait() {
   // machine is seen within a few nanoseconds of landing, not a progress call later.
   for (unsigned pass = 0; !s_->complete; ++pass) {
     if (runtime::notify_quick()) continue;
-    if (pass % 4 == 3) {
-      upcxx::progress();
-    } else {
-      // Look again a little later: a producer writes a slot in several stores, and each
-      // look at its line in between takes the line back from it.
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    }
+    if (pass % 4 == 3) upcxx::progress();
   }
   return s_->status();
 }
