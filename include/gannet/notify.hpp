@@ -56,7 +56,10 @@ namespace detail {
 // Target side: a notification from world rank `source` has arrived (runs as an RPC).
 void notify_arrived(upcxx::intrank_t source, int tag);
 // A clear error for a negative tag.
-void check_notify_tag(int tag, const char* what);
+[[noreturn]] void fail_notify_tag(int tag, const char* what);
+inline void check_notify_tag(int tag, const char* what) {
+  if (tag < 0) fail_notify_tag(tag, what);
+}
 }  // namespace detail
 
 class notify_request {

@@ -132,7 +132,7 @@ void write_slot(runtime::notify_slot& s, std::int32_t source, std::int32_t tag, 
   const auto* from = reinterpret_cast<const std::byte*>(&local) + offsetof(runtime::notify_slot, source);
   if (bytes <= 8) {
     if (bytes) std::memcpy(local.data, src, bytes);
-    std::memcpy(to, from, header + 8);  // one 32-byte store
+    std::memcpy(to, from, header + 8);  // two 16-byte stores (one with AVX)
   } else {
     std::memcpy(local.data, src, bytes);
     std::memcpy(to, from, header + runtime::notify_slot::inline_bytes);
@@ -190,7 +190,11 @@ bool take(inbound<Slots>& in) {
       }
     }
     // Put data first: the notification tells the target its data is in place.
-    if (s->bytes) std::memcpy(reinterpret_cast<void*>(s->dest), s->data, s->bytes);
+    if (s->bytes == 8) {  // the common scalar: no call
+      std::memcpy(reinterpret_cast<void*>(s->dest), s->data, 8);
+    } else if (s->bytes) {
+      std::memcpy(reinterpret_cast<void*>(s->dest), s->data, s->bytes);
+    }
     const runtime::notify_match ev{s->source, s->tag};
     ++in.head;
     g_matcher.arrive(ev);
@@ -314,8 +318,8 @@ void fail_notify_rank(upcxx::intrank_t rank, const char* what) {
   util::fatal("%s: rank %d is not a rank of the job [0, %d)", what, rank, upcxx::rank_n());
 }
 
-void check_notify_tag(int tag, const char* what) {
-  if (tag < 0) util::fatal("%s: tag %d is negative (tags are non-negative ints)", what, tag);
+void fail_notify_tag(int tag, const char* what) {
+  util::fatal("%s: tag %d is negative (tags are non-negative ints)", what, tag);
 }
 
 void notify_put_arrived(upcxx::global_ptr<char> dest, upcxx::view<char> data, upcxx::intrank_t source, int tag) {

@@ -90,7 +90,10 @@ struct notify_slots {
 // A lane: the slots of one producer for one consumer (single producer, so claiming a
 // position is a private increment, not a locked instruction). It lives in the producer's
 // notify area (below); the producer announces it through the consumer's ring (lane_tag).
-using notify_lane = notify_slots<32>;
+// Few slots: a stream reuses lines it wrote a moment ago, and the producer's stores find
+// them sooner than lines the consumer read long ago (measured: 8 slots moved a stream of
+// notifications 1.5x faster than 32, 1.3x faster than 128).
+using notify_lane = notify_slots<8>;
 
 // The ring: many producers. A producer claims position p by moving `tail` from p to p+1,
 // only while slot p is free, so a full ring makes claim() fail instead of making the
@@ -129,7 +132,7 @@ struct notify_ring : notify_slots<128> {
 // What each rank keeps in its segment's runtime reserve: its ring, and the lanes it writes
 // to (one per consumer it streams to, at most out_lanes of them).
 struct notify_area {
-  static constexpr std::size_t out_lanes = 8;
+  static constexpr std::size_t out_lanes = 16;
   notify_ring ring;
   notify_lane lane[out_lanes];
 };

@@ -196,11 +196,11 @@ int main() {
   }
 
   // ---- streams from every rank to every rank: past lane_after each gets a lane while
-  //      lanes last (a target grants 16, a producer has 8; at 20 ranks both run out and the
+  //      lanes last (a target grants 16, a producer has 16; at 20 ranks both run out and the
   //      rest stay on the ring). Per source, notifications keep their order across the
   //      switch from ring to lane, and each one's data is in place when it is matched ----
   {
-    constexpr int L = 48;  // beyond lane_after (16) and a lane's 32 slots
+    constexpr int L = 48;  // beyond lane_after (16) and a lane's 8 slots
     upcxx::dist_object<upcxx::global_ptr<long>> box(upcxx::new_array<long>(static_cast<std::size_t>(n) * L));
     std::fill(box->local(), box->local() + n * L, -1L);
     std::vector<upcxx::global_ptr<long>> dst(static_cast<std::size_t>(n));
