@@ -91,9 +91,11 @@ struct notify_slots {
 // position is a private increment, not a locked instruction). It lives in the producer's
 // notify area (below); the producer announces it through the consumer's ring (lane_tag).
 // Few slots: a stream reuses lines it wrote a moment ago, and the producer's stores find
-// them sooner than lines the consumer read long ago (measured: 8 slots moved a stream of
-// notifications 1.5x faster than 32, 1.3x faster than 128).
-using notify_lane = notify_slots<8>;
+// them sooner than lines the consumer read long ago (a stream of notifications ran 1.5x
+// faster with 8 slots than with 32). Not too few: a producer that runs ahead of its
+// consumer, as the children of a tree reduction do, then waits for room (8 slots made the
+// tree reduction 2x slower than 32). 16 is between.
+using notify_lane = notify_slots<16>;
 
 // The ring: many producers. A producer claims position p by moving `tail` from p to p+1,
 // only while slot p is free, so a full ring makes claim() fail instead of making the

@@ -200,7 +200,7 @@ int main() {
   //      rest stay on the ring). Per source, notifications keep their order across the
   //      switch from ring to lane, and each one's data is in place when it is matched ----
   {
-    constexpr int L = 48;  // beyond lane_after (16) and a lane's 8 slots
+    constexpr int L = 48;  // beyond lane_after (16) and a lane's 16 slots
     upcxx::dist_object<upcxx::global_ptr<long>> box(upcxx::new_array<long>(static_cast<std::size_t>(n) * L));
     std::fill(box->local(), box->local() + n * L, -1L);
     std::vector<upcxx::global_ptr<long>> dst(static_cast<std::size_t>(n));
