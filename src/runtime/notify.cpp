@@ -64,7 +64,7 @@ struct inbound {
   Slots* q = nullptr;
   std::uint64_t head = 0;
   std::uint64_t handed_back = 0;
-  upcxx::intrank_t source = -1;  // a lane's producer
+  std::uint64_t* heard = nullptr;  // a lane's: counts what its producer sent us (peer_notify)
 
   void hand_back() {
     if (handed_back == head) return;
@@ -84,6 +84,10 @@ struct peer_notify {
   std::uint64_t lane_tail = 0;           // next position of the lane
   std::uint64_t lane_known_head = 0;
   std::uint32_t sent = 0;                // through the ring so far
+  // Notifications it sent us through its lane, and their count when we last notified it:
+  // if none came in between, we are streaming to it rather than answering it.
+  std::uint64_t heard = 0;
+  std::uint64_t heard_at_send = ~std::uint64_t{0};
   bool no_lane = false;                  // none to be had: the target's or ours are taken
 };
 // A lane is asked for at this many notifications to one target: a few notifications go
@@ -184,7 +188,7 @@ bool take(inbound<Slots>& in) {
     if constexpr (std::is_same_v<Slots, runtime::notify_ring>) {
       if (s->tag == runtime::notify_ring::lane_tag) {
         auto* area = reinterpret_cast<runtime::notify_area*>(runtime::notify_ring_area(s->source));
-        g_lanes.push_back({&area->lane[s->dest], 0, 0, s->source});
+        g_lanes.push_back({&area->lane[s->dest], 0, 0, &peer_of(s->source).heard});
         ++in.head;
         continue;
       }
@@ -197,6 +201,7 @@ bool take(inbound<Slots>& in) {
     }
     const runtime::notify_match ev{s->source, s->tag};
     ++in.head;
+    if constexpr (!std::is_same_v<Slots, runtime::notify_ring>) ++*in.heard;
     g_matcher.arrive(ev);
     // While the queue is busy, hand slots back a quarter at a time.
     if (in.head - in.handed_back >= Slots::slots / 4) in.hand_back();
@@ -298,13 +303,13 @@ notify_posted notify_local(upcxx::intrank_t rank, int tag, const void* dest, con
   }
   write_slot(*s, upcxx::rank_me(), tag, reinterpret_cast<std::uint64_t>(dest), src, bytes);
   runtime::notify_ring::publish(*s, pos);
-  // Ask for the next slot's line now: our next notification to this target likely takes it,
-  // and its stores then find the line here rather than waiting for it.
-  if (p.lane) {
-    p.lane->prefetch_for_write(pos + 1);
-  } else {
-    p.ring->prefetch_for_write(pos + 1);
-  }
+  // Streaming to this target (nothing came back from it since our last notification): ask
+  // for the next slot's line now, so that the next notification's stores find it here
+  // instead of waiting for it. Not when answering it (a ping-pong): the target is about
+  // to look at that slot, and taking the line from it only delays us both.
+  const bool streaming = p.heard == p.heard_at_send;
+  p.heard_at_send = p.heard;
+  if (p.lane && streaming) p.lane->prefetch_for_write(pos + 1);
   return {head, pos};
 }
 
