@@ -22,12 +22,14 @@
 // in arrival order, for a request to start. Sources are ranks of the request's team; a
 // request takes notifications only from members of its team.
 //
-// Transport: between ranks of one machine a notification travels in a slot of the target's
-// ring in shared memory, with the data of puts up to notify_inline_bytes (such a put's
+// Transport: between ranks of one machine a notification travels in a cache-line slot in
+// shared memory (of the target's ring, or of a lane of the producer's own once it notifies
+// that target often), with the data of puts up to notify_inline_bytes (such a put's
 // operation completes once the target has taken it, since that is when its data lands);
 // between machines a put of up to notify_message_bytes travels with its notification in one
-// message (the put completes at the target's reply), a larger one is followed by an RPC run
-// at its remote completion. A request's state changes in any progress call; futures from
+// message (the put completes at the target's reply, or at once when no completion asks for
+// more than source completion), a larger one is followed by an RPC run at its remote
+// completion. A request's state changes in any progress call; futures from
 // async() are fulfilled in user-level progress of the master persona.
 #pragma once
 

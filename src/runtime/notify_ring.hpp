@@ -11,9 +11,9 @@
 //
 // Lanes: so a producer that notifies one target often (the 16th notification) gets a lane
 // of its own, single producer and single consumer, in its own notify area (at most
-// out_lanes of them) and announced through the ring. Writing a lane slot needs no locked instruction. A consumer
-// grants at most max_lanes lanes, so its poll looks at a bounded number of places; other
-// producers keep to the ring.
+// out_lanes of them) and announced through the ring. Writing a lane slot needs no locked
+// instruction. A consumer grants at most max_lanes lanes, so its poll looks at a bounded
+// number of places; other producers keep to the ring.
 //
 // Cache lines: the consumer never writes a slot, and producers read `head` only when the
 // value they last saw says the slots may be full (the caller keeps it, see free()), so a

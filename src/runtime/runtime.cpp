@@ -129,8 +129,8 @@ unsigned spin_limit() { return g_spin_limit; }
 // only delays the rank it waits for, which needs the core: yield almost at once.
 void choose_spin_limit(int local_ranks, int cores) { g_spin_limit = (cores > 0 && local_ranks > cores) ? 1 : 64; }
 
-namespace {
 std::atomic<bool> g_thread_safe{false};
+namespace {
 std::recursive_mutex g_big_lock;
 }  // namespace
 
@@ -140,17 +140,13 @@ namespace {
 thread_local int t_lock_levels = 0;  // how many runtime_locks this thread holds
 }
 
-runtime_lock::runtime_lock() : locked_(g_thread_safe.load(std::memory_order_relaxed)) {
-  if (locked_) {
-    g_big_lock.lock();
-    ++t_lock_levels;
-  }
+void big_lock() {
+  g_big_lock.lock();
+  ++t_lock_levels;
 }
-runtime_lock::~runtime_lock() {
-  if (locked_) {
-    --t_lock_levels;
-    g_big_lock.unlock();
-  }
+void big_unlock() {
+  --t_lock_levels;
+  g_big_lock.unlock();
 }
 
 runtime_unlock::runtime_unlock() : levels_(t_lock_levels) {

@@ -1,6 +1,8 @@
 // Internal runtime services shared by the files of src/runtime (not API).
 #pragma once
 
+#include <atomic>
+
 #include <cstddef>
 
 #include "runtime/heap_allocator.hpp"
@@ -68,10 +70,19 @@ void enable_thread_safety();
 // machine runs more ranks than it has cores (chosen at init).
 unsigned spin_limit();
 void choose_spin_limit(int local_ranks, int cores);
+extern std::atomic<bool> g_thread_safe;  // set by enable_thread_safety()
+void big_lock();    // runtime.cpp
+void big_unlock();
+// Inline: every notification and every poll takes it, and in seq mode it is one load and
+// one predictable branch, which a call would double.
 class runtime_lock {
  public:
-  runtime_lock();
-  ~runtime_lock();
+  runtime_lock() : locked_(g_thread_safe.load(std::memory_order_relaxed)) {
+    if (locked_) big_lock();
+  }
+  ~runtime_lock() {
+    if (locked_) big_unlock();
+  }
   runtime_lock(const runtime_lock&) = delete;
   runtime_lock& operator=(const runtime_lock&) = delete;
 
