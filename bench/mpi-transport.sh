@@ -9,9 +9,6 @@
 set -euo pipefail
 build=$1
 runs=${2:-2}
-results=$(cd "$(dirname "$0")" && pwd)/results
-run=$build/tools/gannet-run
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 . "$(dirname "$0")/record.sh"
 # Here a record takes "--"-separated commands, each run RUNS times, alternately, with stderr.
 record() {

@@ -9,9 +9,6 @@
 set -euo pipefail
 build=$1
 runs=${2:-3}
-results=$(cd "$(dirname "$0")" && pwd)/results
-run=$build/tools/gannet-run
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 . "$(dirname "$0")/record.sh"
 record notify-smp "$run" -n 2 "$build/bench/gannet-bench-notify"
 if [ -x "$build/bench/gannet-bench-notify-mpi" ]; then

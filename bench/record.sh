@@ -1,6 +1,10 @@
 # Shared by the benchmark scripts (sourced, not run): the header line of a results file and
-# the loop that fills it. The caller sets `runs` (launches per benchmark) and `results` (the
-# directory written to).
+# the loop that fills it. The caller sets `build` (the build directory) and `runs` (launches
+# per benchmark) first; this sets `results` (bench/results), `run` (the build's gannet-run)
+# and lets mpirun run as root (containers and CI run as root).
+results=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/results
+run=$build/tools/gannet-run
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # header NAME [FIELD...]: the machine, compiler and date, then any extra fields.
 header() {

@@ -7,8 +7,6 @@
 set -euo pipefail
 build=$1
 runs=${2:-3}
-results=$(cd "$(dirname "$0")" && pwd)/results
-run=$build/tools/gannet-run
 . "$(dirname "$0")/record.sh"
 record limits "$build/bench/gannet-bench-limits"
 record foundation-n2 "$run" -n 2 "$build/bench/gannet-bench-foundation"
@@ -22,7 +20,6 @@ record coll-n4 "$run" -n 4 "$build/bench/gannet-bench-coll" 5000
 # Open MPI's collectives on the same machine, for the ratios in docs/performance.md (built when
 # an MPI is installed: Debian openmpi-bin, libopenmpi-dev).
 if [ -x "$build/bench/gannet-bench-mpi-coll" ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   record mpi-coll-n2 mpirun -n 2 --oversubscribe "$build/bench/gannet-bench-mpi-coll"
   record mpi-coll-n4 mpirun -n 4 --oversubscribe "$build/bench/gannet-bench-mpi-coll" 5000
 fi

@@ -35,6 +35,7 @@
 
 #include "upcxx/version.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -96,7 +97,7 @@ namespace detail {
 // the bookkeeping after, off the path to the target.
 inline constexpr std::size_t notify_inline_bytes = 32;
 struct notify_posted {
-  const void* head;  // of the slots it went into (an atomic position)
+  const std::atomic<std::uint64_t>* head;  // of the slots it went into: taken once head > pos
   std::uint64_t pos;
 };
 notify_posted notify_local(upcxx::intrank_t rank, int tag, const void* dest, const void* src, std::size_t bytes);

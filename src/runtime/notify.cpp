@@ -1,7 +1,8 @@
 // Notified access (include/gannet/notify.hpp): requests over the rank's matcher
 // (notify_match.hpp), and the two ways notifications arrive:
-//  - from ranks of this machine, through this rank's slot ring (notify_ring.hpp), taken in
-//    every progress call (notify_poll), inline data copied into place first;
+//  - from ranks of this machine, through this rank's slot ring or the lanes producers opened
+//    to it (notify_ring.hpp), taken in every progress call (notify_poll), inline data copied
+//    into place first;
 //  - from other machines, as RPCs riding the put's remote completion (notify_arrived).
 // The matcher is used under the runtime lock; the futures of requests that complete are
 // fulfilled after it is released, in user-level progress of the master persona.
@@ -45,14 +46,22 @@ void on_complete(runtime::notify_waiter* w) {
   if (s->promise) g_completed.push_back(s);
 }
 
-// Fulfils the promises of requests that completed; `done` was taken from g_completed under
-// the lock, in the same critical section as the matching that completed them.
-void fulfill(std::vector<notify_request::state*>& done) {
+// Runs `matching` under the runtime lock, then fulfils the promises of the requests that
+// completed (in it or before): user code, so outside the lock. Returns whether it fulfilled any.
+template <typename Matching>
+bool match_then_fulfill(Matching&& matching) {
+  std::vector<notify_request::state*> done;
+  {
+    runtime::runtime_lock lock;
+    matching();
+    if (!g_completed.empty()) done.swap(g_completed);
+  }
   for (auto* s : done) {
     auto p = std::move(*s->promise);
     s->promise.reset();
     p.fulfill_result(s->status());
   }
+  return !done.empty();
 }
 
 // ---- receiving: this rank's ring and the lanes producers opened to it ----
@@ -159,6 +168,20 @@ runtime::notify_slot* claim_ring(peer_notify& p, std::uint64_t* pos) {
   return a.slot;
 }
 
+// Takes the next slot of p's lane, serving our own slots while it is full. Never the ring
+// instead: later notifications would overtake the lane's.
+runtime::notify_slot* claim_lane(peer_notify& p, std::uint64_t* pos) {
+  if (!p.lane->free(p.lane_tail, p.lane_known_head)) {
+    auto room = [](void* v) {
+      auto* q = static_cast<peer_notify*>(v);
+      return q->lane->free(q->lane_tail, q->lane_known_head);
+    };
+    runtime::wait_until_aborting_or(room, &p, upcxx::progress_level::internal);
+  }
+  *pos = p.lane_tail++;
+  return &p.lane->slot[*pos % runtime::notify_lane::slots];
+}
+
 // The target grants lanes while it has fewer than max_lanes; ours are in our area.
 void open_lane(peer_notify& p) {
   if (g_lanes_out == runtime::notify_area::out_lanes ||
@@ -262,14 +285,7 @@ bool notify_poll() {
 }
 
 bool notify_finish() {
-  std::vector<notify_request::state*> done;
-  {
-    runtime_lock lock;
-    if (g_completed.empty()) return false;
-    done.swap(g_completed);
-  }
-  fulfill(done);
-  return !done.empty();
+  return match_then_fulfill([] {});
 }
 
 }  // namespace runtime
@@ -280,27 +296,10 @@ notify_posted notify_local(upcxx::intrank_t rank, int tag, const void* dest, con
   runtime::runtime_lock lock;  // for the peer table (threadmode par)
   peer_notify& p = peer_of(rank);
   if (!p.lane && !p.no_lane && ++p.sent == lane_after) open_lane(p);
-  runtime::notify_slot* s;
+  // A lane is ours alone: claiming its slot is an increment, not a locked instruction.
   std::uint64_t pos;
-  const std::atomic<std::uint64_t>* head;
-  if (p.lane) {
-    // Ours alone: no locked instruction. Full: wait as for the ring (never fall back to
-    // it, which would let later notifications overtake the lane's).
-    pos = p.lane_tail;
-    if (!p.lane->free(pos, p.lane_known_head)) {
-      auto room = [](void* v) {
-        auto* q = static_cast<peer_notify*>(v);
-        return q->lane->free(q->lane_tail, q->lane_known_head);
-      };
-      runtime::wait_until_aborting_or(room, &p, upcxx::progress_level::internal);
-    }
-    ++p.lane_tail;
-    s = &p.lane->slot[pos % runtime::notify_lane::slots];
-    head = &p.lane->head;
-  } else {
-    s = claim_ring(p, &pos);
-    head = &p.ring->head;
-  }
+  runtime::notify_slot* s = p.lane ? claim_lane(p, &pos) : claim_ring(p, &pos);
+  const std::atomic<std::uint64_t>* head = p.lane ? &p.lane->head : &p.ring->head;
   write_slot(*s, upcxx::rank_me(), tag, reinterpret_cast<std::uint64_t>(dest), src, bytes);
   runtime::notify_ring::publish(*s, pos);
   // Streaming to this target (nothing came back from it since our last notification): ask
@@ -316,7 +315,7 @@ notify_posted notify_local(upcxx::intrank_t rank, int tag, const void* dest, con
 void notify_track(notify_posted posted, upcxx::detail::rma_op* op) {
   runtime::runtime_lock lock;
   op->on_events(op, upcxx::detail::ev_source);  // src was copied into the slot
-  g_inline.push_back({static_cast<const std::atomic<std::uint64_t>*>(posted.head), posted.pos, op});
+  g_inline.push_back({posted.head, posted.pos, op});
 }
 
 void fail_notify_rank(upcxx::intrank_t rank, const char* what) {
@@ -333,13 +332,7 @@ void notify_put_arrived(upcxx::global_ptr<char> dest, upcxx::view<char> data, up
 }
 
 void notify_arrived(upcxx::intrank_t source, int tag) {
-  std::vector<notify_request::state*> done;
-  {
-    runtime::runtime_lock lock;
-    g_matcher.arrive({source, tag});
-    if (!g_completed.empty()) done.swap(g_completed);
-  }
-  if (!done.empty()) fulfill(done);
+  match_then_fulfill([&] { g_matcher.arrive({source, tag}); });
 }
 
 }  // namespace detail
@@ -375,13 +368,7 @@ notify_request::~notify_request() {
 void notify_request::start() {
   if (s_->started) util::fatal("gannet::notify_request::start: the request is already started and not complete");
   s_->complete = false;
-  std::vector<notify_request::state*> done;
-  {
-    runtime::runtime_lock lock;
-    g_matcher.start(s_.get());
-    if (!g_completed.empty()) done.swap(g_completed);
-  }
-  if (!done.empty()) fulfill(done);
+  match_then_fulfill([&] { g_matcher.start(s_.get()); });
 }
 
 bool notify_request::test(notify_status* status) {

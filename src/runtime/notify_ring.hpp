@@ -83,8 +83,6 @@ struct notify_slots {
     return s.turn.load(std::memory_order_acquire) == h + 1 ? &s : nullptr;
   }
   void taken_up_to(std::uint64_t h) { head.store(h, std::memory_order_release); }
-  // Whether the consumer has taken position `pos`.
-  bool taken(std::uint64_t pos) const { return head.load(std::memory_order_acquire) > pos; }
 };
 
 // A lane: the slots of one producer for one consumer (single producer, so claiming a
