@@ -8,6 +8,8 @@
 // fulfilled after it is released, in user-level progress of the master persona.
 #include "gannet/notify.hpp"
 
+#include <sched.h>
+
 #include <cstddef>
 #include <cstring>
 #include <iterator>
@@ -22,15 +24,20 @@
 #include "runtime/runtime.hpp"
 #include "util/log.hpp"
 
+namespace upcxx::detail {
+bool team_is_world(const team& t);  // src/coll/team.cpp: world, or all ranks in world's order
+}
+
 namespace gannet {
 
 struct notify_request::state : runtime::notify_waiter {
   const upcxx::team* team = nullptr;
+  bool world = true;      // team is world: its ranks are world ranks
   bool complete = false;  // since the last start()
   std::optional<upcxx::promise<notify_status>> promise;
 
   notify_status status() const {
-    return {team->from_world(last.source, last.source), last.tag};
+    return {world ? last.source : team->from_world(last.source, last.source), last.tag};
   }
 };
 
@@ -108,9 +115,7 @@ std::unordered_map<upcxx::intrank_t, peer_notify> g_peers;
 peer_notify* g_peer_cache[64];
 std::size_t g_lanes_out = 0;  // lanes of our area in use
 
-peer_notify& peer_of(upcxx::intrank_t rank) {
-  peer_notify*& c = g_peer_cache[static_cast<unsigned>(rank) % std::size(g_peer_cache)];
-  if (c && c->rank == rank) return *c;
+[[gnu::noinline]] peer_notify& peer_missed(peer_notify*& c, upcxx::intrank_t rank) {
   peer_notify& p = g_peers[rank];
   if (p.rank != rank) {
     p.rank = rank;
@@ -118,6 +123,11 @@ peer_notify& peer_of(upcxx::intrank_t rank) {
   }
   c = &p;
   return p;
+}
+
+inline peer_notify& peer_of(upcxx::intrank_t rank) {
+  peer_notify*& c = g_peer_cache[static_cast<unsigned>(rank) % std::size(g_peer_cache)];
+  return c && c->rank == rank ? *c : peer_missed(c, rank);
 }
 
 // On-machine notified puts whose data travels in a slot: their operation completes once the
@@ -144,7 +154,11 @@ void write_slot(runtime::notify_slot& s, std::int32_t source, std::int32_t tag, 
   auto* to = reinterpret_cast<std::byte*>(&s) + offsetof(runtime::notify_slot, source);
   const auto* from = reinterpret_cast<const std::byte*>(&local) + offsetof(runtime::notify_slot, source);
   if (bytes <= 8) {
-    if (bytes) std::memcpy(local.data, src, bytes);
+    if (bytes == 8) {  // the common scalar: no call
+      std::memcpy(local.data, src, 8);
+    } else if (bytes) {
+      std::memcpy(local.data, src, bytes);
+    }
     std::memcpy(to, from, header + 8);  // two 16-byte stores (one with AVX)
   } else {
     std::memcpy(local.data, src, bytes);
@@ -346,6 +360,7 @@ notify_request::notify_request(upcxx::intrank_t source, int tag, std::uint64_t e
     util::fatal("gannet::notify_request: source %d is not a rank of the team [0, %d) (use gannet::any_source for any)",
                 source, team.rank_n());
   s_->team = &team;
+  s_->world = upcxx::detail::team_is_world(team);
   s_->source = source == any_source ? runtime::notify_any : team[source];
   s_->tag = tag == any_tag ? runtime::notify_any : tag;
   s_->expected = expected_count;
@@ -368,6 +383,14 @@ notify_request::~notify_request() {
 void notify_request::start() {
   if (s_->started) util::fatal("gannet::notify_request::start: the request is already started and not complete");
   s_->complete = false;
+  // Nothing can complete at once while no notification waits unmatched: no promise to fulfil.
+  {
+    runtime::runtime_lock lock;
+    if (g_matcher.unexpected() == 0 && s_->expected != 0) {
+      g_matcher.start(s_.get());
+      return;
+    }
+  }
   match_then_fulfill([&] { g_matcher.start(s_.get()); });
 }
 
@@ -389,11 +412,25 @@ notify_status notify_request::wait() {
   // progress call later. When only a rank of this machine can complete the request, its
   // notification comes through the slots alone, and progress is there for the rank's other
   // duties: every 64 passes (about a microsecond; every 4 cost a ping-pong 5-8 ns).
+  // Idle progress passes count towards giving the core away, as future::wait() does
+  // (spin limit 64, or 1 when ranks outnumber cores): a rank that spins here while the
+  // rank it waits for is queued on the same core would hold it for a whole time slice.
+  const unsigned limit = runtime::spin_limit();
   const bool slots_only = s_->source != runtime::notify_any && upcxx::detail::g_state.peers[s_->source].local;
-  const unsigned every = slots_only ? 64 : 4;
+  const unsigned every = slots_only && limit > 1 ? 64 : 4;
+  unsigned idle = 0;
   for (unsigned pass = 1; !s_->complete; ++pass) {
-    if (runtime::notify_quick()) continue;
-    if (pass % every == 0) upcxx::progress();
+    if (runtime::notify_quick()) {
+      idle = 0;
+      continue;
+    }
+    if (pass % every != 0) continue;
+    if (runtime::progress_pass(upcxx::progress_level::user)) {
+      idle = 0;
+    } else if (++idle >= limit) {
+      idle = 0;
+      ::sched_yield();
+    }
   }
   return s_->status();
 }

@@ -60,7 +60,11 @@ class notify_matcher {
       if (!w->accepts(m)) continue;
       take(w, m);
       if (w->matched == w->expected) {
-        started_.erase(started_.begin() + static_cast<std::ptrdiff_t>(i));
+        if (i + 1 == started_.size()) {  // the newest, often the only one
+          started_.pop_back();
+        } else {
+          started_.erase(started_.begin() + static_cast<std::ptrdiff_t>(i));
+        }
         finish(w);
       }
       return true;
@@ -74,6 +78,10 @@ class notify_matcher {
   void start(notify_waiter* w) {
     w->matched = 0;
     w->started = true;
+    if (unexpected_.empty() && w->expected != 0) {  // the usual case: nothing here yet
+      started_.push_back(w);
+      return;
+    }
     if (w->expected == 0) {
       w->started = false;
       finish(w);
