@@ -113,8 +113,12 @@ class team final {
     return members_.empty() ? i : members_[static_cast<std::size_t>(i)];
   }
 
-  // This team's rank of world rank `r`, or `otherwise` if r is not a member.
-  intrank_t from_world(intrank_t r, intrank_t otherwise) const;
+  // This team's rank of world rank `r`, or `otherwise` if r is not a member. Inline for
+  // world and its copies (the identity), which notified access asks at every match.
+  intrank_t from_world(intrank_t r, intrank_t otherwise) const {
+    if (members_.empty()) return (r >= 0 && r < n_) ? r : otherwise;
+    return member_of_world(r, otherwise);
+  }
   intrank_t from_world(intrank_t r) const;
 
   // Collective over this team (spec §11.3.1 ¶19): the callers with one color form a new team,
@@ -150,6 +154,7 @@ class team final {
  private:
   friend struct detail::team_internal;
   team create_from(std::vector<intrank_t> parent_ranks) const;
+  intrank_t member_of_world(intrank_t r, intrank_t otherwise) const;  // not the identity
 
   std::vector<intrank_t> members_;  // team rank -> world rank; empty means "all, identity"
   // (world rank, team rank), sorted by world rank, for from_world (empty for the identity).

@@ -219,8 +219,7 @@ team::~team() {
   if (active_) gannet::coll::withdraw(id_, this);
 }
 
-intrank_t team::from_world(intrank_t r, intrank_t otherwise) const {
-  if (members_.empty()) return (r >= 0 && r < n_) ? r : otherwise;
+intrank_t team::member_of_world(intrank_t r, intrank_t otherwise) const {
   auto it = std::lower_bound(by_world_.begin(), by_world_.end(), std::make_pair(r, intrank_t{-1}));
   return (it != by_world_.end() && it->first == r) ? it->second : otherwise;
 }

@@ -8,8 +8,6 @@
 // fulfilled after it is released, in user-level progress of the master persona.
 #include "gannet/notify.hpp"
 
-#include <sched.h>
-
 #include <cstddef>
 #include <cstring>
 #include <iterator>
@@ -24,20 +22,15 @@
 #include "runtime/runtime.hpp"
 #include "util/log.hpp"
 
-namespace upcxx::detail {
-bool team_is_world(const team& t);  // src/coll/team.cpp: world, or all ranks in world's order
-}
-
 namespace gannet {
 
 struct notify_request::state : runtime::notify_waiter {
   const upcxx::team* team = nullptr;
-  bool world = true;      // team is world: its ranks are world ranks
   bool complete = false;  // since the last start()
   std::optional<upcxx::promise<notify_status>> promise;
 
   notify_status status() const {
-    return {world ? last.source : team->from_world(last.source, last.source), last.tag};
+    return {team->from_world(last.source, last.source), last.tag};
   }
 };
 
@@ -360,7 +353,6 @@ notify_request::notify_request(upcxx::intrank_t source, int tag, std::uint64_t e
     util::fatal("gannet::notify_request: source %d is not a rank of the team [0, %d) (use gannet::any_source for any)",
                 source, team.rank_n());
   s_->team = &team;
-  s_->world = upcxx::detail::team_is_world(team);
   s_->source = source == any_source ? runtime::notify_any : team[source];
   s_->tag = tag == any_tag ? runtime::notify_any : tag;
   s_->expected = expected_count;
@@ -383,14 +375,6 @@ notify_request::~notify_request() {
 void notify_request::start() {
   if (s_->started) util::fatal("gannet::notify_request::start: the request is already started and not complete");
   s_->complete = false;
-  // Nothing can complete at once while no notification waits unmatched: no promise to fulfil.
-  {
-    runtime::runtime_lock lock;
-    if (g_matcher.unexpected() == 0 && s_->expected != 0) {
-      g_matcher.start(s_.get());
-      return;
-    }
-  }
   match_then_fulfill([&] { g_matcher.start(s_.get()); });
 }
 
@@ -412,24 +396,16 @@ notify_status notify_request::wait() {
   // progress call later. When only a rank of this machine can complete the request, its
   // notification comes through the slots alone, and progress is there for the rank's other
   // duties: every 64 passes (about a microsecond; every 4 cost a ping-pong 5-8 ns).
-  // Idle progress passes count towards giving the core away, as future::wait() does
-  // (spin limit 64, or 1 when ranks outnumber cores): a rank that spins here while the
-  // rank it waits for is queued on the same core would hold it for a whole time slice.
-  const unsigned limit = runtime::spin_limit();
+  // Idle progress passes give the core away as in future::wait(): a rank that spins here
+  // while the rank it waits for is queued on the same core would hold it for a time slice.
   const bool slots_only = s_->source != runtime::notify_any && upcxx::detail::g_state.peers[s_->source].local;
-  const unsigned every = slots_only && limit > 1 ? 64 : 4;
-  unsigned idle = 0;
+  const unsigned every = slots_only && runtime::spin_limit() > 1 ? 64 : 4;
+  runtime::idle_passes idle;
   for (unsigned pass = 1; !s_->complete; ++pass) {
     if (runtime::notify_quick()) {
-      idle = 0;
-      continue;
-    }
-    if (pass % every != 0) continue;
-    if (runtime::progress_pass(upcxx::progress_level::user)) {
-      idle = 0;
-    } else if (++idle >= limit) {
-      idle = 0;
-      ::sched_yield();
+      idle.after(true);
+    } else if (pass % every == 0) {
+      idle.after(runtime::progress_pass(upcxx::progress_level::user));
     }
   }
   return s_->status();

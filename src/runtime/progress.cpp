@@ -316,15 +316,8 @@ void defer_to_current(cell_base* cell, std::intptr_t count) { current_persona().
 void wait_for_cell(const cell_base* c) {
   if (!is_real_cell(c))
     gannet::util::fatal("wait() on a default-constructed future, which never becomes ready");
-  unsigned idle = 0;
-  while (!c->ready()) {
-    if (progress_once(progress_level::user, true)) {
-      idle = 0;
-    } else if (++idle > gannet::runtime::spin_limit()) {
-      // Nothing to do locally: let a rank sharing this core run (4 ranks on 2 cores).
-      ::sched_yield();
-    }
-  }
+  gannet::runtime::idle_passes idle;  // nothing to do locally: let a rank sharing this core run
+  while (!c->ready()) idle.after(progress_once(progress_level::user, true));
 }
 
 }  // namespace detail

@@ -1,8 +1,9 @@
 // Internal runtime services shared by the files of src/runtime (not API).
 #pragma once
 
-#include <atomic>
+#include <sched.h>
 
+#include <atomic>
 #include <cstddef>
 
 #include "runtime/heap_allocator.hpp"
@@ -70,6 +71,23 @@ void enable_thread_safety();
 // machine runs more ranks than it has cores (chosen at init).
 unsigned spin_limit();
 void choose_spin_limit(int local_ranks, int cores);
+
+// A waiting loop's judgement of when to give the core away (future::wait(),
+// notify_request::wait()): once more than spin_limit() progress passes in a row did nothing,
+// every further idle pass yields, so that a rank queued on this core can run.
+class idle_passes {
+ public:
+  void after(bool did) {
+    if (did) {
+      idle_ = 0;
+    } else if (++idle_ > spin_limit()) {
+      ::sched_yield();
+    }
+  }
+
+ private:
+  unsigned idle_ = 0;
+};
 extern std::atomic<bool> g_thread_safe;  // set by enable_thread_safety()
 void big_lock();    // runtime.cpp
 void big_unlock();
