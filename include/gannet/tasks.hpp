@@ -1,0 +1,284 @@
+// A distributed task pool with termination detection (seed 003; issue 13). Gannet extension,
+// not UPC++.
+//
+//   gannet::task_pool pool;               (world)  or  gannet::task_pool pool(team);
+//       collective construction, in the order of the team's dist_object constructions
+//   pool.spawn(rank, fn, args...)         queue fn(pool, args...) at `rank` of the pool's team
+//   pool.run()                            collective: run tasks here until no task is queued
+//                                         or in flight anywhere in the team, then return
+//   pool.stats(), pool.pending()          counters and the length of this rank's queue
+//
+// A task runs on its rank as fn(pool, args...), `pool` being that rank's task_pool&, inside
+// run() and one at a time per rank; it may spawn more tasks anywhere and may wait() on
+// communication (the rank keeps making progress meanwhile, and takes arriving tasks into
+// its queue, but starts no other task). fn and args follow rpc_ff's rules (spec 9.2):
+// function pointers, trivially copyable lambdas or Serializable function objects, Serializable
+// arguments, views, dist_object<T>& and team&. A task spawned to the calling rank is queued
+// as is, without serialization, unless an argument's deserialized type differs from its own
+// (views, for instance), in which case it is serialized as for another rank, so that a
+// task sees the same arguments wherever it runs. A task spawned to another rank travels as
+// one RPC record that its target copies into the queue (no remote lock, no round trip).
+//
+// Termination (docs/architecture.md, "Task pool"): every rank counts the tasks it sent to
+// other ranks and those it received; a rank with nothing to run contributes its two counts
+// to a wave, a sum over the team by recursive doubling (log2 P messages per rank, no central
+// counter), and run() returns on every rank when two consecutive waves of the same run()
+// saw equal sums, sent == received. Only tasks count as work: an rpc that spawns a task
+// when it runs is not tracked, so create tasks from tasks (or before run()).
+//
+// spawn and run must be called by the thread holding the master persona. An exception that
+// leaves a task ends the job with a message naming it.
+#pragma once
+
+#include "upcxx/version.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <new>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "upcxx/upcxx.hpp"
+
+namespace gannet {
+
+class task_pool;
+
+// This rank's counts, since the pool was constructed.
+struct task_stats {
+  std::uint64_t run = 0;       // tasks this rank ran
+  std::uint64_t spawned = 0;   // tasks this rank spawned, anywhere
+  std::uint64_t sent = 0;      // of those, to other ranks
+  std::uint64_t received = 0;  // tasks other ranks spawned here
+};
+
+namespace detail {
+
+// A queued task. run_and_free runs it with the pool of its rank, then frees the node; with a
+// null pool it only frees it (a pool destroyed with tasks queued).
+struct task_node {
+  task_node* next = nullptr;
+  void (*run_and_free)(task_node* self, task_pool* pool) = nullptr;
+};
+
+struct pool_core;  // termination detection (src/runtime/tasks.cpp)
+[[noreturn]] void fail_spawn_rank(upcxx::intrank_t rank, upcxx::intrank_t n);
+
+// ---- a task queued here as it was spawned (no serialization) ----
+
+// What a spawn argument is stored as in a local task: dist_object and team arguments by
+// address (the callee gets the same object), anything else as a decayed copy.
+template <typename A>
+struct local_arg {
+  using stored = A;
+  static A&& use(A& a) { return std::move(a); }
+  static A keep(const A& a) { return a; }
+  static A keep(A&& a) { return std::move(a); }
+};
+template <typename T>
+struct local_arg<upcxx::dist_object<T>> {
+  using stored = upcxx::dist_object<T>*;
+  static upcxx::dist_object<T>& use(stored p) { return *p; }
+  static stored keep(const upcxx::dist_object<T>& d) { return const_cast<stored>(&d); }
+};
+template <>
+struct local_arg<upcxx::team> {
+  using stored = upcxx::team*;
+  static upcxx::team& use(stored p) { return *p; }
+  static stored keep(const upcxx::team& t) { return const_cast<stored>(&t); }
+};
+
+// Whether an argument of type A reaches a local task unchanged without serialization: its
+// deserialized type is A itself, and it is not a view (whose bytes are the caller's).
+template <typename A>
+inline constexpr bool same_when_local_v = [] {
+  if constexpr (upcxx::detail::rpc_arg<A>::dist || std::is_same_v<A, upcxx::team>) {
+    return true;
+  } else if constexpr (!upcxx::is_serializable<A>::value) {
+    return true;  // refused by the serialized path's static_assert, which is instantiated too
+  } else {
+    return std::is_same_v<upcxx::deserialized_type_t<A>, A> && !upcxx::detail::never_trivial<A>::value;
+  }
+}();
+
+template <typename Fn, typename... Args>
+struct local_task final : task_node {
+  Fn fn;
+  std::tuple<typename local_arg<Args>::stored...> args;
+
+  template <typename F, typename... A>
+  explicit local_task(F&& f, A&&... a)
+      : fn(std::forward<F>(f)), args(local_arg<Args>::keep(std::forward<A>(a))...) {
+    run_and_free = &local_task::run;
+  }
+  static void run(task_node* self, task_pool* pool) {
+    std::unique_ptr<local_task> t(static_cast<local_task*>(self));
+    if (!pool) return;
+    std::apply([&](auto&... a) { std::invoke(t->fn, *pool, local_arg<Args>::use(a)...); }, t->args);
+  }
+};
+
+// ---- a task as a serialized RPC record ----
+//
+// The record is rpc.hpp's call record (rpc_fwd.hpp) whose first dist id names the pool, so
+// that the runtime parks a task for a pool its target has not constructed yet, and whose
+// executor copies the record into the queue rather than running it. The task deserializes
+// its function object and arguments from that copy when it runs, so views point into bytes
+// that live as long as the task.
+
+struct record_task : task_node {
+  std::size_t bytes = 0;
+  const std::byte* body() const { return reinterpret_cast<const std::byte*>(this) + header; }
+  static constexpr std::size_t header = (sizeof(task_node) + sizeof(std::size_t) + 15) & ~std::size_t{15};
+
+  static record_task* copy(const std::byte* body, std::size_t bytes, void (*run)(task_node*, task_pool*)) {
+    void* mem = ::operator new(header + bytes, std::align_val_t{16});
+    auto* t = ::new (mem) record_task;
+    t->bytes = bytes;
+    t->run_and_free = run;
+    std::memcpy(reinterpret_cast<std::byte*>(mem) + header, body, bytes);
+    return t;
+  }
+  static void free(record_task* t) noexcept {
+    t->~record_task();
+    ::operator delete(static_cast<void*>(t), std::align_val_t{16});
+  }
+};
+static_assert(alignof(record_task) <= 16);
+
+// The pool a record names (its first dist id), in the process that received it.
+task_pool& pool_of_record(const std::byte* body);
+void task_arrived(task_pool& pool, task_node* node);  // queues an arrival and counts it
+
+template <typename Fn, typename... Args>
+struct record_exec {
+  // The record arrived at its target (user-level progress of the master persona): queue it.
+  static void arrived(const upcxx::detail::rpc_incoming& in) {
+    task_arrived(pool_of_record(in.body), record_task::copy(in.body, in.bytes, &run));
+  }
+  static void run(task_node* self, task_pool* pool) {
+    struct release {
+      void operator()(record_task* t) const noexcept { record_task::free(t); }
+    };
+    std::unique_ptr<record_task, release> t(static_cast<record_task*>(self));
+    if (!pool) return;
+    const std::byte* body = t->body();
+    const auto* wire = reinterpret_cast<const upcxx::detail::rpc_wire*>(body);
+    // The pool's id comes first; the arguments' own dist ids follow it.
+    const auto* ids = reinterpret_cast<const std::uint64_t*>(body + upcxx::detail::rpc_ids_offset(wire->kind)) + 1;
+    upcxx::detail::serial_reader r(body + upcxx::detail::rpc_stream_offset(wire->kind, wire->dist_ids));
+    upcxx::detail::function_holder<Fn> f(r);
+    upcxx::detail::arg_holders<Args...> a(r, ids);
+    a.apply([&](auto&&... v) { std::invoke(*f.fn, *pool, std::forward<decltype(v)>(v)...); });
+  }
+};
+
+// Serializes fn and args into a call record naming pool `pool_id` and hands it to
+// `consume(bytes, size)`.
+template <typename Fn, typename... Args, typename Consume>
+void write_record(std::uint64_t pool_id, const Fn& fn, Consume&& consume, const Args&... args) {
+  namespace ud = upcxx::detail;
+  using exec = record_exec<Fn, ud::remove_cvref_t<Args>...>;
+  constexpr std::uint16_t n_ids = 1 + (ud::rpc_arg<ud::remove_cvref_t<Args>>::dist + ... + 0);
+  alignas(16) std::byte inline_buf[ud::rpc_inline_bytes];
+  ud::serial_writer w(inline_buf, sizeof inline_buf);
+  ud::serialize_into(w, ud::rpc_wire{0, ud::rpc_call, n_ids, ud::exec_token<&exec::arrived>().bits});
+  ud::serialize_into(w, pool_id);
+  (ud::write_dist_id(w, args), ...);
+  if constexpr (n_ids % 2 != 0) ud::serialize_into(w, std::uint64_t{0});  // pad the ids to 16
+  ud::write_function(w, fn);
+  (ud::write_arg(w, args), ...);
+  consume(w.data(), w.size());
+}
+
+}  // namespace detail
+
+class task_pool {
+ public:
+  // Collective over `team` (world by default), like a dist_object's construction; the team
+  // must outlive the pool.
+  task_pool() : task_pool(upcxx::world()) {}
+  explicit task_pool(const upcxx::team& team);
+  // Not collective. Tasks still queued here are dropped without running.
+  ~task_pool();
+  task_pool(const task_pool&) = delete;
+  task_pool& operator=(const task_pool&) = delete;
+
+  // Queues fn(pool, args...) at `rank` of the pool's team (see the top of this file).
+  template <typename Fn, typename... Args>
+  void spawn(upcxx::intrank_t rank, Fn&& fn, Args&&... args) {
+    using F = std::decay_t<Fn>;
+    if (static_cast<std::uint64_t>(rank) >= static_cast<std::uint64_t>(n_)) [[unlikely]]
+      detail::fail_spawn_rank(rank, n_);
+#if UPCXX_ASSERT_ENABLED
+    upcxx::detail::check_master_persona("gannet::task_pool::spawn");
+#endif
+    ++stats_.spawned;
+    if (rank == me_) {
+      if constexpr ((detail::same_when_local_v<upcxx::detail::remove_cvref_t<Args>> && ...)) {
+        push(new detail::local_task<F, upcxx::detail::remove_cvref_t<Args>...>(std::forward<Fn>(fn),
+                                                                                std::forward<Args>(args)...));
+      } else {
+        detail::write_record<F>(id_, fn, [this](std::byte* body, std::size_t bytes) {
+          using exec = detail::record_exec<F, upcxx::detail::remove_cvref_t<Args>...>;
+          push(detail::record_task::copy(body, bytes, &exec::run));
+        }, args...);
+      }
+    } else {
+      ++stats_.sent;
+      const upcxx::intrank_t target = team_->operator[](rank);
+      detail::write_record<F>(id_, fn, [target](std::byte* body, std::size_t bytes) {
+        upcxx::detail::rpc_send(target, body, bytes);
+      }, args...);
+    }
+  }
+
+  // Collective over the team: runs this rank's tasks, and those that arrive, until no task is
+  // queued or in flight anywhere in the team; returns on every rank. Not from inside a task.
+  void run();
+
+  task_stats stats() const { return stats_; }
+  std::size_t pending() const { return queued_; }
+  const upcxx::team& team() const { return *team_; }
+
+ private:
+  friend void detail::task_arrived(task_pool&, detail::task_node*);
+  friend struct detail::pool_core;
+
+  void push(detail::task_node* t) {
+    if (tail_) {
+      tail_->next = t;
+    } else {
+      head_ = t;
+    }
+    tail_ = t;
+    ++queued_;
+  }
+  detail::task_node* pop() {
+    detail::task_node* t = head_;
+    if (t) {
+      head_ = t->next;
+      if (!head_) tail_ = nullptr;
+      --queued_;
+    }
+    return t;
+  }
+
+  const upcxx::team* team_;
+  upcxx::intrank_t me_;
+  upcxx::intrank_t n_;
+  detail::task_node* head_ = nullptr;
+  detail::task_node* tail_ = nullptr;
+  std::size_t queued_ = 0;
+  task_stats stats_;
+  bool running_ = false;
+  std::unique_ptr<detail::pool_core> core_;
+  upcxx::dist_object<task_pool*> self_;     // names this pool in records and waves
+  std::uint64_t id_;                        // self_'s raw id
+};
+
+}  // namespace gannet

@@ -1,0 +1,229 @@
+// The task pool's non-template side (include/gannet/tasks.hpp): run() and termination
+// detection. The algorithm and why it is correct: docs/architecture.md, "Task pool".
+//
+// Waves. A wave is a sum, over the pool's team, of each rank's (sent, received) task counts,
+// each taken at a moment when its rank had nothing to run. It is computed by recursive
+// doubling over the largest power of two p2 <= P ranks: rank i exchanges its partial sum with
+// i ^ 2^r in round r, r < log2(p2), so every rank ends with the total after log2(p2)
+// messages, and none of them is a central counter. A rank i >= p2 first folds its counts into
+// rank i - p2 and receives the total from it at the end. Waves are numbered in one sequence
+// for the life of the pool; a rank joins wave w+1 only after it has the total of wave w, so a
+// message can be at most one wave ahead of its receiver, and two inbox slots per round
+// (by the wave's parity) hold everything that can arrive early, in any order.
+//
+// Decision. All ranks see the same totals, so all decide alike, with no further message:
+// run() returns once two consecutive waves of this run() had equal totals with
+// sent == received.
+#include <cstdint>
+#include <exception>
+#include <vector>
+
+#include "gannet/tasks.hpp"
+#include "runtime/runtime.hpp"
+#include "util/log.hpp"
+
+namespace gannet::detail {
+
+struct wave_sums {
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  friend bool operator==(wave_sums a, wave_sums b) { return a.sent == b.sent && a.received == b.received; }
+  wave_sums& operator+=(wave_sums o) {
+    sent += o.sent;
+    received += o.received;
+    return *this;
+  }
+};
+
+struct pool_core {
+  explicit pool_core(task_pool& p) : pool(p) {
+    const int n = p.n_;
+    while (p2 * 2 <= n) {
+      p2 *= 2;
+      ++levels;
+    }
+    extra = p.me_ >= p2;
+    has_extra = p.me_ + p2 < n;
+    // Slots 0 .. levels-1: the rounds; `levels`: an extra rank's counts folded in; levels+1:
+    // the total, at an extra rank.
+    for (auto& box : inbox) box.resize(static_cast<std::size_t>(levels) + 2);
+  }
+
+  struct message {
+    std::uint64_t wave = 0;
+    bool full = false;
+    wave_sums sums;
+  };
+
+  task_pool& pool;
+  int p2 = 1;
+  int levels = 0;
+  bool extra = false;
+  bool has_extra = false;
+
+  std::uint64_t wave = 0;     // the wave this rank is in, or joins next
+  bool contributed = false;   // this rank's counts are in `wave`
+  int stage = 0;              // 0: before the fold-in; 1 + r: in round r
+  bool stage_sent = false;    // this stage's message has left
+  wave_sums acc;              // the partial sum
+  std::vector<message> inbox[2];
+
+  bool have_prev = false;  // a wave of this run() has completed
+  wave_sums prev;          // ... with this total
+  bool done = false;
+
+  void begin_run() {
+    have_prev = false;
+    done = false;
+  }
+
+  // Called with nothing to run here.
+  void contribute() {
+    contributed = true;
+    acc = {pool.stats_.sent, pool.stats_.received};
+    stage = 0;
+    stage_sent = false;
+    advance();
+  }
+
+  static void wave_in(upcxx::dist_object<task_pool*>& self, std::uint64_t wave, int slot, std::uint64_t sent,
+                      std::uint64_t received) {
+    (*self)->core_->receive(wave, slot, {sent, received});
+  }
+
+  void receive(std::uint64_t w, int slot, wave_sums sums) {
+    message& m = inbox[w & 1][static_cast<std::size_t>(slot)];
+    if (m.full || w < wave || w > wave + 1)
+      util::fatal("gannet::task_pool: termination wave %llu message for slot %d out of sequence (this rank is in wave %llu)",
+                  static_cast<unsigned long long>(w), slot, static_cast<unsigned long long>(wave));
+    m = {w, true, sums};
+    advance();
+  }
+
+  bool take(int slot, wave_sums& out) {
+    message& m = inbox[wave & 1][static_cast<std::size_t>(slot)];
+    if (!m.full || m.wave != wave) return false;
+    out = m.sums;
+    m.full = false;
+    return true;
+  }
+
+  void send(upcxx::intrank_t to, int slot, wave_sums sums) {
+    upcxx::rpc_ff(*pool.team_, to, &pool_core::wave_in, pool.self_, wave, slot, sums.sent, sums.received);
+  }
+
+  void advance() {
+    while (contributed) {
+      wave_sums in;
+      if (extra) {
+        if (!stage_sent) {
+          send(pool.me_ - p2, levels, acc);
+          stage_sent = true;
+        }
+        if (!take(levels + 1, in)) return;
+        finish(in);
+        return;
+      }
+      if (stage == 0) {
+        if (has_extra) {
+          if (!take(levels, in)) return;
+          acc += in;
+        }
+        stage = 1;
+        stage_sent = false;
+      }
+      const int r = stage - 1;
+      if (r == levels) {
+        if (has_extra) send(pool.me_ + p2, levels + 1, acc);
+        finish(acc);
+        return;
+      }
+      if (!stage_sent) {
+        send(pool.me_ ^ (1 << r), r, acc);
+        stage_sent = true;
+      }
+      if (!take(r, in)) return;
+      acc += in;
+      ++stage;
+      stage_sent = false;
+    }
+  }
+
+  void finish(wave_sums total) {
+    contributed = false;
+    ++wave;
+    if (have_prev && total == prev && total.sent == total.received) {
+      done = true;
+    } else {
+      prev = total;
+      have_prev = true;
+    }
+  }
+};
+
+void fail_spawn_rank(upcxx::intrank_t rank, upcxx::intrank_t n) {
+  util::fatal("gannet::task_pool::spawn: rank %d is not a rank of the pool's team [0, %d)", rank, n);
+}
+
+task_pool& pool_of_record(const std::byte* body) {
+  const auto* wire = reinterpret_cast<const upcxx::detail::rpc_wire*>(body);
+  std::uint64_t id;
+  std::memcpy(&id, body + upcxx::detail::rpc_ids_offset(wire->kind), sizeof id);
+  // The runtime runs a record only once every dist_object it names exists here.
+  return ***static_cast<upcxx::dist_object<task_pool*>*>(upcxx::detail::dist_lookup(id));
+}
+
+void task_arrived(task_pool& pool, task_node* node) {
+  ++pool.stats_.received;
+  pool.push(node);
+}
+
+}  // namespace gannet::detail
+
+namespace gannet {
+
+task_pool::task_pool(const upcxx::team& team)
+    : team_(&team),
+      me_(team.rank_me()),
+      n_(team.rank_n()),
+      core_(std::make_unique<detail::pool_core>(*this)),
+      self_(this, team),
+      id_(self_.id().raw()) {}
+
+task_pool::~task_pool() {
+  while (detail::task_node* t = pop()) t->run_and_free(t, nullptr);  // dropped unrun
+}
+
+void task_pool::run() {
+  if (running_)
+    util::fatal("gannet::task_pool::run: called from inside a task of the same pool (run() is collective over the "
+                "team and runs tasks one at a time; spawn the work as tasks instead)");
+  if (!upcxx::master_persona().active_with_caller())
+    util::fatal("gannet::task_pool::run: the calling thread does not hold the master persona");
+  running_ = true;
+  detail::pool_core& core = *core_;
+  core.begin_run();
+  runtime::idle_passes idle;
+  while (!core.done) {
+    if (detail::task_node* t = pop()) {
+      try {
+        t->run_and_free(t, this);
+      } catch (const std::exception& e) {
+        upcxx::detail::fail_callback_threw("a gannet::task_pool task", e.what());
+      } catch (...) {
+        upcxx::detail::fail_callback_threw("a gannet::task_pool task", nullptr);
+      }
+      ++stats_.run;
+      runtime::progress_pass(upcxx::progress_level::user);
+      continue;
+    }
+    if (!core.contributed) {
+      core.contribute();
+      if (core.done) break;
+    }
+    idle.after(runtime::progress_pass(upcxx::progress_level::user));
+  }
+  running_ = false;
+}
+
+}  // namespace gannet
