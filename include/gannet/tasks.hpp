@@ -26,8 +26,11 @@
 // saw equal sums, sent == received. Only tasks count as work: an rpc that spawns a task
 // when it runs is not tracked, so create tasks from tasks (or before run()).
 //
-// spawn and run must be called by the thread holding the master persona. An exception that
-// leaves a task ends the job with a message naming it.
+// spawn and run must be called by the thread holding the master persona, run() not from
+// inside progress (an RPC body, a callback). An exception that leaves a task ends the job
+// with a message naming it. A rank whose run() has returned may spawn to a rank that is
+// still on its way out of the same run(); such a task runs in that rank's next run() or,
+// if it arrives first, before the old one returns (termination then waits for it).
 #pragma once
 
 #include "upcxx/version.hpp"
@@ -37,7 +40,6 @@
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -60,9 +62,12 @@ namespace detail {
 
 // A queued task. run_and_free runs it with the pool of its rank, then frees the node; with a
 // null pool it only frees it (a pool destroyed with tasks queued).
+// Nodes come from the runtime's per-thread small-block pool (16-byte aligned).
 struct task_node {
   task_node* next = nullptr;
   void (*run_and_free)(task_node* self, task_pool* pool) = nullptr;
+  static void* operator new(std::size_t bytes) { return upcxx::detail::pool_allocate(bytes); }
+  static void operator delete(void* p, std::size_t bytes) noexcept { upcxx::detail::pool_free(p, bytes); }
 };
 
 struct pool_core;  // termination detection (src/runtime/tasks.cpp)
@@ -96,7 +101,7 @@ struct local_arg<upcxx::team> {
 // deserialized type is A itself, and it is not a view (whose bytes are the caller's).
 template <typename A>
 inline constexpr bool same_when_local_v = [] {
-  if constexpr (upcxx::detail::rpc_arg<A>::dist || std::is_same_v<A, upcxx::team>) {
+  if constexpr (std::is_same_v<A, upcxx::team> || upcxx::detail::rpc_arg<A>::dist) {
     return true;
   } else if constexpr (!upcxx::is_serializable<A>::value) {
     return true;  // refused by the serialized path's static_assert, which is instantiated too
@@ -136,7 +141,7 @@ struct record_task : task_node {
   static constexpr std::size_t header = (sizeof(task_node) + sizeof(std::size_t) + 15) & ~std::size_t{15};
 
   static record_task* copy(const std::byte* body, std::size_t bytes, void (*run)(task_node*, task_pool*)) {
-    void* mem = ::operator new(header + bytes, std::align_val_t{16});
+    void* mem = upcxx::detail::pool_allocate(header + bytes);
     auto* t = ::new (mem) record_task;
     t->bytes = bytes;
     t->run_and_free = run;
@@ -144,14 +149,28 @@ struct record_task : task_node {
     return t;
   }
   static void free(record_task* t) noexcept {
+    const std::size_t bytes = header + t->bytes;
     t->~record_task();
-    ::operator delete(static_cast<void*>(t), std::align_val_t{16});
+    upcxx::detail::pool_free(t, bytes);
   }
 };
 static_assert(alignof(record_task) <= 16);
 
-// The pool a record names (its first dist id), in the process that received it.
-task_pool& pool_of_record(const std::byte* body);
+// The pool a record names (its first dist id), in the process that received it: the last
+// pool found is kept, so a run of arrivals for one pool costs one comparison each.
+task_pool& pool_lookup(std::uint64_t id);
+struct pool_cache {
+  std::uint64_t id = 0;
+  task_pool* pool = nullptr;
+};
+inline pool_cache g_pool_cache;  // master persona only
+inline task_pool& pool_of_record(const std::byte* body) {
+  std::uint64_t id;
+  std::memcpy(&id, body + upcxx::detail::rpc_ids_offset(reinterpret_cast<const upcxx::detail::rpc_wire*>(body)->kind),
+              sizeof id);
+  if (UPCXX_DETAIL_LIKELY(id == g_pool_cache.id)) return *g_pool_cache.pool;
+  return pool_lookup(id);
+}
 void task_arrived(task_pool& pool, task_node* node);  // queues an arrival and counts it
 
 template <typename Fn, typename... Args>
@@ -212,7 +231,7 @@ class task_pool {
   template <typename Fn, typename... Args>
   void spawn(upcxx::intrank_t rank, Fn&& fn, Args&&... args) {
     using F = std::decay_t<Fn>;
-    if (static_cast<std::uint64_t>(rank) >= static_cast<std::uint64_t>(n_)) [[unlikely]]
+    if (UPCXX_DETAIL_UNLIKELY(static_cast<std::uint64_t>(rank) >= static_cast<std::uint64_t>(n_)))
       detail::fail_spawn_rank(rank, n_);
 #if UPCXX_ASSERT_ENABLED
     upcxx::detail::check_master_persona("gannet::task_pool::spawn");

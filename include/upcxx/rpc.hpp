@@ -43,9 +43,19 @@ class dist_object;
 namespace detail {
 
 // ---- argument kinds ----
+// A type that is not Serializable has no deserialized type: its callee type falls back to
+// A&&, so that write_arg's static_assert, not a missing member, is the error the user sees.
+template <typename A, typename = void>
+struct rpc_callee {
+  using type = A&&;
+};
+template <typename A>
+struct rpc_callee<A, std::void_t<deserialized_type_t<A>>> {
+  using type = deserialized_type_t<A>&&;
+};
 template <typename A>
 struct rpc_arg {
-  using callee_type = deserialized_type_t<A>&&;
+  using callee_type = typename rpc_callee<A>::type;
   static constexpr int dist = 0;
 };
 template <typename T>

@@ -13,12 +13,14 @@
 //
 // Decision. All ranks see the same totals, so all decide alike, with no further message:
 // run() returns once two consecutive waves of this run() had equal totals with
-// sent == received.
+// sent == received, or at once when a wave's total is still that of the last termination
+// (no task crossed ranks since: an empty run() costs one wave).
 #include <cstdint>
 #include <exception>
 #include <vector>
 
 #include "gannet/tasks.hpp"
+#include "runtime/rpc_internal.hpp"
 #include "runtime/runtime.hpp"
 #include "util/log.hpp"
 
@@ -70,6 +72,7 @@ struct pool_core {
 
   bool have_prev = false;  // a wave of this run() has completed
   wave_sums prev;          // ... with this total
+  wave_sums base;          // the total when the last run() ended (nothing was in flight)
   bool done = false;
 
   void begin_run() {
@@ -152,8 +155,12 @@ struct pool_core {
   void finish(wave_sums total) {
     contributed = false;
     ++wave;
-    if (have_prev && total == prev && total.sent == total.received) {
+    // A wave whose total is still that of the last termination saw no task sent since then
+    // by anyone, so none can be in flight or arrive later; otherwise two consecutive waves
+    // must agree (docs/architecture.md, "Task pool").
+    if (total == base || (have_prev && total == prev && total.sent == total.received)) {
       done = true;
+      base = total;
     } else {
       prev = total;
       have_prev = true;
@@ -161,16 +168,21 @@ struct pool_core {
   }
 };
 
+void flush_spawns() {
+  if (!runtime::rpc_batched()) return;
+  runtime::runtime_lock lock;
+  runtime::rpc_flush();
+}
+
 void fail_spawn_rank(upcxx::intrank_t rank, upcxx::intrank_t n) {
   util::fatal("gannet::task_pool::spawn: rank %d is not a rank of the pool's team [0, %d)", rank, n);
 }
 
-task_pool& pool_of_record(const std::byte* body) {
-  const auto* wire = reinterpret_cast<const upcxx::detail::rpc_wire*>(body);
-  std::uint64_t id;
-  std::memcpy(&id, body + upcxx::detail::rpc_ids_offset(wire->kind), sizeof id);
+task_pool& pool_lookup(std::uint64_t id) {
   // The runtime runs a record only once every dist_object it names exists here.
-  return ***static_cast<upcxx::dist_object<task_pool*>*>(upcxx::detail::dist_lookup(id));
+  task_pool* pool = **static_cast<upcxx::dist_object<task_pool*>*>(upcxx::detail::dist_lookup(id));
+  g_pool_cache = {id, pool};
+  return *pool;
 }
 
 void task_arrived(task_pool& pool, task_node* node) {
@@ -182,6 +194,8 @@ void task_arrived(task_pool& pool, task_node* node) {
 
 namespace gannet {
 
+using detail::flush_spawns;
+
 task_pool::task_pool(const upcxx::team& team)
     : team_(&team),
       me_(team.rank_me()),
@@ -191,6 +205,7 @@ task_pool::task_pool(const upcxx::team& team)
       id_(self_.id().raw()) {}
 
 task_pool::~task_pool() {
+  if (detail::g_pool_cache.pool == this) detail::g_pool_cache = {};
   while (detail::task_node* t = pop()) t->run_and_free(t, nullptr);  // dropped unrun
 }
 
@@ -200,20 +215,33 @@ void task_pool::run() {
                 "team and runs tasks one at a time; spawn the work as tasks instead)");
   if (!upcxx::master_persona().active_with_caller())
     util::fatal("gannet::task_pool::run: the calling thread does not hold the master persona");
+  if (upcxx::in_progress()) upcxx::detail::fail_restricted("gannet::task_pool::run()");
   running_ = true;
   detail::pool_core& core = *core_;
   core.begin_run();
   runtime::idle_passes idle;
+  constexpr unsigned poll_every = 8;
+  unsigned since_poll = 0;
   while (!core.done) {
     if (detail::task_node* t = pop()) {
       try {
         t->run_and_free(t, this);
       } catch (const std::exception& e) {
-        upcxx::detail::fail_callback_threw("a gannet::task_pool task", e.what());
+        util::fatal("an exception escaped a gannet::task_pool task (what(): %s); a task must catch what it throws",
+                    e.what());
       } catch (...) {
-        upcxx::detail::fail_callback_threw("a gannet::task_pool task", nullptr);
+        util::fatal("an exception that is not a std::exception escaped a gannet::task_pool task; a task must catch "
+                    "what it throws");
       }
       ++stats_.run;
+      // What the task spawned elsewhere leaves now, so other ranks need not wait for work;
+      // arrivals and replies are taken every few tasks (a full progress pass costs more
+      // than a small task) and whenever the queue runs dry.
+      if (++since_poll < poll_every && head_) {
+        flush_spawns();
+        continue;
+      }
+      since_poll = 0;
       runtime::progress_pass(upcxx::progress_level::user);
       continue;
     }

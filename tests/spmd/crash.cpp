@@ -11,7 +11,10 @@
 //         throw-in-rpc | throw-in-then | throw-in-lpc (an exception leaves the callback) |
 //         discharge-in-rpc (an RPC body calls discharge()) |
 //         collective-in-then (a then() callback run by progress starts reduce_all) |
-//         dist-object-in-rpc (an RPC body constructs a dist_object, a collective) | ok
+//         dist-object-in-rpc (an RPC body constructs a dist_object, a collective) |
+//         task-spawn-bad-rank, task-spawn-negative-rank (gannet::task_pool::spawn to rank 7,
+//         to rank -1) | task-run-reentrant (a task calls run() on its own pool; every rank
+//         calls run()) | ok
 // Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
 #include <signal.h>
 #include <unistd.h>
@@ -19,11 +22,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include <gannet/notify.hpp>
+#include <gannet/tasks.hpp>
 #include <upcxx/upcxx.hpp>
 
 int main(int argc, char** argv) {
@@ -43,6 +48,9 @@ int main(int argc, char** argv) {
     }
   }
   upcxx::barrier();
+  // A world task pool on every rank (a collective construction) for the task-* modes.
+  std::optional<gannet::task_pool> pool;
+  if (mode.rfind("task-", 0) == 0) pool.emplace();
   if (mode == "hang") {
     for (;;) ::pause();
   }
@@ -55,6 +63,9 @@ int main(int argc, char** argv) {
   } else if (mode == "team-assign-active") {
     upcxx::team t = upcxx::world().split(0, 0);
     t = upcxx::world().split(0, 0);
+  } else if (mode == "task-run-reentrant") {
+    if (me == victim) pool->spawn(me, [](gannet::task_pool& p) { p.run(); });
+    pool->run();
   } else if (mode == "heap") {
     std::printf("rank %d heap %zu\n", me, upcxx::shared_segment_size());
   } else if (me == victim) {
@@ -103,6 +114,8 @@ int main(int argc, char** argv) {
     if (mode == "notify-negative-tag") gannet::rput_notify(1, upcxx::new_<int>(0), -3).wait();
     if (mode == "notify-bad-source") gannet::notify_request(upcxx::rank_n(), 0);
     if (mode == "notify-bad-rank") gannet::notify(upcxx::rank_n() + 5, 0);
+    if (mode == "task-spawn-bad-rank") pool->spawn(7, [](gannet::task_pool&) {});
+    if (mode == "task-spawn-negative-rank") pool->spawn(-1, [](gannet::task_pool&) {});
     if (mode == "empty-op-set") upcxx::atomic_domain<int> ad(std::vector<upcxx::atomic_op>{});
     if (mode == "inactive-dist-object") upcxx::dist_object<int>(upcxx::inactive, 1).fetch(0).wait();
     if (mode == "inactive-atomic-domain") upcxx::atomic_domain<int>().load(upcxx::new_<int>(0), std::memory_order_relaxed);
@@ -112,6 +125,7 @@ int main(int argc, char** argv) {
     }
   }
   upcxx::barrier();
+  pool.reset();
   upcxx::finalize();
   if (mode == "rpc-after-finalize" && me == victim) upcxx::rpc_ff(0, [] {});
   return 0;

@@ -238,6 +238,21 @@ debug-notify-bad-rank)
   [ "$status" -ne 0 ] || fail "a notification to a rank outside the job was not refused"
   expect_err "gannet::notify: rank 7 is not a rank of the job"
   ;;
+debug-task-spawn-bad-rank)
+  launch -n 2 "$crash" task-spawn-bad-rank 1
+  [ "$status" -ne 0 ] || fail "a task spawned to a rank outside the pool's team was not refused"
+  expect_err "gannet::task_pool::spawn: rank 7 is not a rank of the pool's team \\[0, 2\\)"
+  ;;
+debug-task-spawn-negative-rank)
+  launch -n 2 "$crash" task-spawn-negative-rank 1
+  [ "$status" -ne 0 ] || fail "a task spawned to a negative rank was not refused"
+  expect_err "gannet::task_pool::spawn: rank -1 is not a rank of the pool's team \\[0, 2\\)"
+  ;;
+debug-task-run-reentrant)
+  launch -n 2 "$crash" task-run-reentrant 1
+  [ "$status" -ne 0 ] || fail "run() called from inside a task of the same pool was not refused"
+  expect_err "gannet::task_pool::run: called from inside a task"
+  ;;
 debug-empty-op-set)
   launch -n 2 "$crash" empty-op-set 1
   [ "$status" -ne 0 ] || fail "an atomic_domain with no operations was not refused"
