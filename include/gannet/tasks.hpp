@@ -62,12 +62,17 @@ namespace detail {
 
 // A queued task. run_and_free runs it with the pool of its rank, then frees the node; with a
 // null pool it only frees it (a pool destroyed with tasks queued).
-// Nodes come from the runtime's per-thread small-block pool (16-byte aligned).
+// Task memory (tasks.cpp): per-thread free lists of 32-byte classes, 16-byte aligned, that
+// keep a burst's nodes for the next burst (a queue of thousands of arrivals would otherwise
+// cost a malloc and a free each); a pool's destruction trims them to 1024 per class.
+void* node_allocate(std::size_t bytes);
+void node_free(void* p, std::size_t bytes) noexcept;
+
 struct task_node {
   task_node* next = nullptr;
   void (*run_and_free)(task_node* self, task_pool* pool) = nullptr;
-  static void* operator new(std::size_t bytes) { return upcxx::detail::pool_allocate(bytes); }
-  static void operator delete(void* p, std::size_t bytes) noexcept { upcxx::detail::pool_free(p, bytes); }
+  static void* operator new(std::size_t bytes) { return node_allocate(bytes); }
+  static void operator delete(void* p, std::size_t bytes) noexcept { node_free(p, bytes); }
 };
 
 struct pool_core;  // termination detection (src/runtime/tasks.cpp)
@@ -141,7 +146,7 @@ struct record_task : task_node {
   static constexpr std::size_t header = (sizeof(task_node) + sizeof(std::size_t) + 15) & ~std::size_t{15};
 
   static record_task* copy(const std::byte* body, std::size_t bytes, void (*run)(task_node*, task_pool*)) {
-    void* mem = upcxx::detail::pool_allocate(header + bytes);
+    void* mem = node_allocate(header + bytes);
     auto* t = ::new (mem) record_task;
     t->bytes = bytes;
     t->run_and_free = run;
@@ -151,33 +156,49 @@ struct record_task : task_node {
   static void free(record_task* t) noexcept {
     const std::size_t bytes = header + t->bytes;
     t->~record_task();
-    upcxx::detail::pool_free(t, bytes);
+    node_free(t, bytes);
   }
 };
 static_assert(alignof(record_task) <= 16);
 
-// The pool a record names (its first dist id), in the process that received it: the last
-// pool found is kept, so a run of arrivals for one pool costs one comparison each.
-task_pool& pool_lookup(std::uint64_t id);
+// The pool a record names, in the process that received it: the last pool found is kept, so
+// a run of arrivals for one pool costs one comparison each. Null while this process has not
+// constructed the pool yet.
+task_pool* pool_lookup(std::uint64_t id);
 struct pool_cache {
   std::uint64_t id = 0;
   task_pool* pool = nullptr;
 };
 inline pool_cache g_pool_cache;  // master persona only
-inline task_pool& pool_of_record(const std::byte* body) {
-  std::uint64_t id;
-  std::memcpy(&id, body + upcxx::detail::rpc_ids_offset(reinterpret_cast<const upcxx::detail::rpc_wire*>(body)->kind),
-              sizeof id);
-  if (UPCXX_DETAIL_LIKELY(id == g_pool_cache.id)) return *g_pool_cache.pool;
+inline task_pool* pool_named(std::uint64_t id) {
+  if (UPCXX_DETAIL_LIKELY(id == g_pool_cache.id)) return g_pool_cache.pool;
   return pool_lookup(id);
 }
-void task_arrived(task_pool& pool, task_node* node);  // queues an arrival and counts it
+void task_arrived(task_pool& pool, task_node* node);                  // queues an arrival and counts it
+void task_arrived_early(std::uint64_t pool_id, task_node* node);     // ... once the pool exists here
+
+// The record: rpc_wire | the arguments' dist ids (rpc_fwd.hpp) | the pool's id (8 bytes) |
+// function object | arguments. The pool travels as a plain id, not as a dist id, so that
+// the runtime need not look it up before every arrival; a task for a pool not constructed
+// here yet waits for it (as an RPC naming a dist_object would, spec §14.3).
+inline std::uint64_t record_pool_id(const std::byte* body) {
+  const auto* wire = reinterpret_cast<const upcxx::detail::rpc_wire*>(body);
+  std::uint64_t id;
+  std::memcpy(&id, body + upcxx::detail::rpc_stream_offset(wire->kind, wire->dist_ids), sizeof id);
+  return id;
+}
 
 template <typename Fn, typename... Args>
 struct record_exec {
   // The record arrived at its target (user-level progress of the master persona): queue it.
   static void arrived(const upcxx::detail::rpc_incoming& in) {
-    task_arrived(pool_of_record(in.body), record_task::copy(in.body, in.bytes, &run));
+    const std::uint64_t id = record_pool_id(in.body);
+    record_task* t = record_task::copy(in.body, in.bytes, &run);
+    if (task_pool* pool = pool_named(id)) {
+      task_arrived(*pool, t);
+    } else {
+      task_arrived_early(id, t);
+    }
   }
   static void run(task_node* self, task_pool* pool) {
     struct release {
@@ -187,31 +208,70 @@ struct record_exec {
     if (!pool) return;
     const std::byte* body = t->body();
     const auto* wire = reinterpret_cast<const upcxx::detail::rpc_wire*>(body);
-    // The pool's id comes first; the arguments' own dist ids follow it.
-    const auto* ids = reinterpret_cast<const std::uint64_t*>(body + upcxx::detail::rpc_ids_offset(wire->kind)) + 1;
-    upcxx::detail::serial_reader r(body + upcxx::detail::rpc_stream_offset(wire->kind, wire->dist_ids));
+    const auto* ids = reinterpret_cast<const std::uint64_t*>(body + upcxx::detail::rpc_ids_offset(wire->kind));
+    upcxx::detail::serial_reader r(body + upcxx::detail::rpc_stream_offset(wire->kind, wire->dist_ids) +
+                                   sizeof(std::uint64_t));
     upcxx::detail::function_holder<Fn> f(r);
     upcxx::detail::arg_holders<Args...> a(r, ids);
     a.apply([&](auto&&... v) { std::invoke(*f.fn, *pool, std::forward<decltype(v)>(v)...); });
   }
 };
 
-// Serializes fn and args into a call record naming pool `pool_id` and hands it to
+// How a function object travels: a function pointer as its token, anything else as itself.
+template <typename Fn>
+using wire_function_t =
+    std::conditional_t<upcxx::detail::is_function_pointer_v<Fn>, upcxx::detail::fn_token, Fn>;
+
+// Whether a task's record has a layout known at compile time (function and arguments all
+// plain bytes, no dist ids, small): it is then written with fixed-offset copies, as
+// rpc.hpp writes such calls.
+template <typename Fn, typename... Args>
+inline constexpr bool fixed_record_v = [] {
+  namespace ud = upcxx::detail;
+  using W = wire_function_t<Fn>;
+  if constexpr (!(ud::is_function_pointer_v<Fn> || ud::kind_of<W>() == ud::serial_kind::trivial) ||
+                !(ud::plain_bytes_arg_v<Args> && ...)) {
+    return false;
+  } else {
+    return ud::fixed_layout<W, Args...>(sizeof(ud::rpc_wire) + sizeof(std::uint64_t)).end <= ud::rpc_inline_bytes;
+  }
+}();
+
+// Serializes fn and args into a record naming pool `pool_id` and hands it to
 // `consume(bytes, size)`.
 template <typename Fn, typename... Args, typename Consume>
 void write_record(std::uint64_t pool_id, const Fn& fn, Consume&& consume, const Args&... args) {
   namespace ud = upcxx::detail;
   using exec = record_exec<Fn, ud::remove_cvref_t<Args>...>;
-  constexpr std::uint16_t n_ids = 1 + (ud::rpc_arg<ud::remove_cvref_t<Args>>::dist + ... + 0);
-  alignas(16) std::byte inline_buf[ud::rpc_inline_bytes];
-  ud::serial_writer w(inline_buf, sizeof inline_buf);
-  ud::serialize_into(w, ud::rpc_wire{0, ud::rpc_call, n_ids, ud::exec_token<&exec::arrived>().bits});
-  ud::serialize_into(w, pool_id);
-  (ud::write_dist_id(w, args), ...);
-  if constexpr (n_ids % 2 != 0) ud::serialize_into(w, std::uint64_t{0});  // pad the ids to 16
-  ud::write_function(w, fn);
-  (ud::write_arg(w, args), ...);
-  consume(w.data(), w.size());
+  if constexpr (fixed_record_v<Fn, ud::remove_cvref_t<Args>...>) {
+    using W = wire_function_t<Fn>;
+    static constexpr ud::fixed_layout<W, ud::remove_cvref_t<Args>...> at(sizeof(ud::rpc_wire) + sizeof(std::uint64_t));
+    alignas(16) std::byte buf[at.end];
+    const ud::rpc_wire wire{0, ud::rpc_call, 0, ud::exec_token<&exec::arrived>().bits};
+    std::memcpy(buf, &wire, sizeof wire);
+    std::memcpy(buf + sizeof wire, &pool_id, sizeof pool_id);
+    if constexpr (ud::is_function_pointer_v<Fn>) {
+      const ud::fn_token token = ud::encode_function(reinterpret_cast<const void*>(fn));
+      std::memcpy(buf + at.fn, &token, sizeof token);
+    } else if constexpr (!std::is_empty_v<Fn>) {
+      // An empty function object has no value bits: its byte is left as is.
+      std::memcpy(buf + at.fn, ud::addr_of(fn), sizeof(Fn));
+    }
+    std::size_t i = 0;
+    (std::memcpy(buf + at.args[i++], ud::addr_of(args), sizeof(Args)), ...);
+    consume(buf, at.end);
+  } else {
+    constexpr std::uint16_t n_ids = (ud::rpc_arg<ud::remove_cvref_t<Args>>::dist + ... + 0);
+    alignas(16) std::byte inline_buf[ud::rpc_inline_bytes];
+    ud::serial_writer w(inline_buf, sizeof inline_buf);
+    ud::serialize_into(w, ud::rpc_wire{0, ud::rpc_call, n_ids, ud::exec_token<&exec::arrived>().bits});
+    (ud::write_dist_id(w, args), ...);
+    if constexpr (n_ids % 2 != 0) ud::serialize_into(w, std::uint64_t{0});  // pad the ids to 16
+    ud::serialize_into(w, pool_id);
+    ud::write_function(w, fn);
+    (ud::write_arg(w, args), ...);
+    consume(w.data(), w.size());
+  }
 }
 
 }  // namespace detail
@@ -266,6 +326,7 @@ class task_pool {
 
  private:
   friend void detail::task_arrived(task_pool&, detail::task_node*);
+  friend void detail::task_arrived_early(std::uint64_t, detail::task_node*);
   friend struct detail::pool_core;
 
   void push(detail::task_node* t) {

@@ -15,8 +15,11 @@
 // run() returns once two consecutive waves of this run() had equal totals with
 // sent == received, or at once when a wave's total is still that of the last termination
 // (no task crossed ranks since: an empty run() costs one wave).
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <vector>
 
 #include "gannet/tasks.hpp"
@@ -37,6 +40,8 @@ struct wave_sums {
   }
 };
 
+void flush_spawns();
+
 struct pool_core {
   explicit pool_core(task_pool& p) : pool(p) {
     const int n = p.n_;
@@ -49,7 +54,32 @@ struct pool_core {
     // Slots 0 .. levels-1: the rounds; `levels`: an extra rank's counts folded in; levels+1:
     // the total, at an extra rank.
     for (auto& box : inbox) box.resize(static_cast<std::size_t>(levels) + 2);
+    peer_board.resize(static_cast<std::size_t>(levels) + 1);
+    if (p.n_ > 1) {
+      try {
+        board = upcxx::new_array<std::uint64_t>(board_words());
+        std::fill_n(board.local(), board_words(), std::uint64_t{0});
+      } catch (const upcxx::bad_shared_alloc&) {
+        board = nullptr;  // waves then travel as RPCs only
+      }
+    }
   }
+  ~pool_core() {
+    if (board && upcxx::initialized()) upcxx::delete_array(board);
+  }
+  pool_core(const pool_core&) = delete;
+  pool_core& operator=(const pool_core&) = delete;
+
+  // The board: this rank's inbox in its shared heap, one cache line per (wave parity, slot),
+  // {wave + 1, sent, received}, which a partner that can address it writes with plain
+  // stores instead of sending an RPC (0: never written). A partner learns the board's
+  // address from the first wave message it receives from this rank by RPC.
+  std::size_t board_words() const { return 2 * (static_cast<std::size_t>(levels) + 2) * 8; }
+  static std::size_t board_at(std::uint64_t w, int slot, int levels) {
+    return ((w & 1) * (static_cast<std::size_t>(levels) + 2) + static_cast<std::size_t>(slot)) * 8;
+  }
+  // Which partner a slot's messages come from and go to: round r's, or the fold partner.
+  int partner_of(int slot) const { return slot < levels ? slot : levels; }
 
   struct message {
     std::uint64_t wave = 0;
@@ -69,6 +99,8 @@ struct pool_core {
   bool stage_sent = false;    // this stage's message has left
   wave_sums acc;              // the partial sum
   std::vector<message> inbox[2];
+  upcxx::global_ptr<std::uint64_t> board;
+  std::vector<upcxx::global_ptr<std::uint64_t>> peer_board;  // by partner_of()
 
   bool have_prev = false;  // a wave of this run() has completed
   wave_sums prev;          // ... with this total
@@ -89,12 +121,33 @@ struct pool_core {
     advance();
   }
 
-  static void wave_in(upcxx::dist_object<task_pool*>& self, std::uint64_t wave, int slot, std::uint64_t sent,
-                      std::uint64_t received) {
-    (*self)->core_->receive(wave, slot, {sent, received});
+  // A wave message, sent with plain arguments (the pool by id rather than as a dist_object
+  // argument, which would cost the receiver two lookups): the receiver takes it now, or
+  // once it has constructed the pool.
+  static void wave_in(std::uint64_t pool_id, std::uint64_t w, int slot, std::uint64_t sent, std::uint64_t received,
+                      upcxx::global_ptr<std::uint64_t> from_board) {
+    if (task_pool* pool = pool_named(pool_id)) {
+      pool->core_->receive(w, slot, {sent, received}, from_board);
+    } else {
+      struct early {
+        std::uint64_t w;
+        int slot;
+        wave_sums sums;
+        upcxx::global_ptr<std::uint64_t> from_board;
+      };
+      upcxx::detail::dist_when_here(
+          pool_id,
+          [](void* ctx, void* object) {
+            std::unique_ptr<early> e(static_cast<early*>(ctx));
+            (**static_cast<upcxx::dist_object<task_pool*>*>(object))->core_->receive(e->w, e->slot, e->sums,
+                                                                                    e->from_board);
+          },
+          new early{w, slot, {sent, received}, from_board});
+    }
   }
 
-  void receive(std::uint64_t w, int slot, wave_sums sums) {
+  void receive(std::uint64_t w, int slot, wave_sums sums, upcxx::global_ptr<std::uint64_t> from_board) {
+    if (from_board) peer_board[static_cast<std::size_t>(partner_of(slot))] = from_board;
     message& m = inbox[w & 1][static_cast<std::size_t>(slot)];
     if (m.full || w < wave || w > wave + 1)
       util::fatal("gannet::task_pool: termination wave %llu message for slot %d out of sequence (this rank is in wave %llu)",
@@ -105,14 +158,31 @@ struct pool_core {
 
   bool take(int slot, wave_sums& out) {
     message& m = inbox[wave & 1][static_cast<std::size_t>(slot)];
-    if (!m.full || m.wave != wave) return false;
-    out = m.sums;
-    m.full = false;
+    if (m.full && m.wave == wave) {
+      out = m.sums;
+      m.full = false;
+      return true;
+    }
+    if (!board) return false;
+    std::uint64_t* q = board.local() + board_at(wave, slot, levels);
+    if (std::atomic_ref<std::uint64_t>(q[0]).load(std::memory_order_acquire) != wave + 1) return false;
+    out = {std::atomic_ref<std::uint64_t>(q[1]).load(std::memory_order_relaxed),
+           std::atomic_ref<std::uint64_t>(q[2]).load(std::memory_order_relaxed)};
     return true;
   }
 
   void send(upcxx::intrank_t to, int slot, wave_sums sums) {
-    upcxx::rpc_ff(*pool.team_, to, &pool_core::wave_in, pool.self_, wave, slot, sums.sent, sums.received);
+    const upcxx::global_ptr<std::uint64_t> peer = peer_board[static_cast<std::size_t>(partner_of(slot))];
+    if (peer && peer.is_local()) {
+      // The partner shares memory with this rank: three stores, the wave number last.
+      std::uint64_t* q = peer.local() + board_at(wave, slot, levels);
+      std::atomic_ref<std::uint64_t>(q[1]).store(sums.sent, std::memory_order_relaxed);
+      std::atomic_ref<std::uint64_t>(q[2]).store(sums.received, std::memory_order_relaxed);
+      std::atomic_ref<std::uint64_t>(q[0]).store(wave + 1, std::memory_order_release);
+      return;
+    }
+    upcxx::rpc_ff(*pool.team_, to, &pool_core::wave_in, pool.id_, wave, slot, sums.sent, sums.received, board);
+    flush_spawns();  // a wave is on the critical path of termination: no waiting in a batch
   }
 
   void advance() {
@@ -168,6 +238,57 @@ struct pool_core {
   }
 };
 
+// ---- task memory ----
+namespace {
+constexpr std::size_t node_class_bytes = 32;
+constexpr std::size_t node_classes = 16;        // up to 512 bytes
+constexpr std::size_t node_kept_idle = 1024;  // per class, when a pool is destroyed
+struct free_node {
+  free_node* next;
+};
+struct node_cache {
+  free_node* heads[node_classes] = {};
+  std::size_t counts[node_classes] = {};
+  ~node_cache() { trim(0); }
+  void trim(std::size_t keep) {
+    for (std::size_t c = 0; c < node_classes; ++c)
+      while (counts[c] > keep) {
+        free_node* n = heads[c];
+        heads[c] = n->next;
+        --counts[c];
+        ::operator delete(n);
+      }
+  }
+};
+thread_local node_cache t_nodes;
+}  // namespace
+
+void* node_allocate(std::size_t bytes) {
+  const std::size_t c = (bytes - 1) / node_class_bytes;
+  if (c >= node_classes) return ::operator new(bytes);  // 16-byte aligned (x86-64, AArch64)
+  node_cache& cache = t_nodes;
+  if (free_node* n = cache.heads[c]) {
+    cache.heads[c] = n->next;
+    --cache.counts[c];
+    return n;
+  }
+  return ::operator new((c + 1) * node_class_bytes);
+}
+
+void node_free(void* p, std::size_t bytes) noexcept {
+  const std::size_t c = (bytes - 1) / node_class_bytes;
+  if (c >= node_classes) {
+    ::operator delete(p);
+    return;
+  }
+  node_cache& cache = t_nodes;
+  auto* n = static_cast<free_node*>(p);
+  n->next = cache.heads[c];
+  cache.heads[c] = n;
+  ++cache.counts[c];
+}
+static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= 16, "task records need 16-byte aligned memory");
+
 void flush_spawns() {
   if (!runtime::rpc_batched()) return;
   runtime::runtime_lock lock;
@@ -178,11 +299,20 @@ void fail_spawn_rank(upcxx::intrank_t rank, upcxx::intrank_t n) {
   util::fatal("gannet::task_pool::spawn: rank %d is not a rank of the pool's team [0, %d)", rank, n);
 }
 
-task_pool& pool_lookup(std::uint64_t id) {
-  // The runtime runs a record only once every dist_object it names exists here.
-  task_pool* pool = **static_cast<upcxx::dist_object<task_pool*>*>(upcxx::detail::dist_lookup(id));
+task_pool* pool_lookup(std::uint64_t id) {
+  void* d = upcxx::detail::dist_lookup(id);
+  if (!d) return nullptr;
+  task_pool* pool = **static_cast<upcxx::dist_object<task_pool*>*>(d);
   g_pool_cache = {id, pool};
-  return *pool;
+  return pool;
+}
+
+void task_arrived_early(std::uint64_t pool_id, task_node* node) {
+  upcxx::detail::dist_when_here(
+      pool_id, [](void* ctx, void* object) {
+        task_arrived(***static_cast<upcxx::dist_object<task_pool*>*>(object), static_cast<task_node*>(ctx));
+      },
+      node);
 }
 
 void task_arrived(task_pool& pool, task_node* node) {
@@ -207,6 +337,7 @@ task_pool::task_pool(const upcxx::team& team)
 task_pool::~task_pool() {
   if (detail::g_pool_cache.pool == this) detail::g_pool_cache = {};
   while (detail::task_node* t = pop()) t->run_and_free(t, nullptr);  // dropped unrun
+  detail::t_nodes.trim(detail::node_kept_idle);
 }
 
 void task_pool::run() {
@@ -247,8 +378,10 @@ void task_pool::run() {
     }
     if (!core.contributed) {
       core.contribute();
-      if (core.done) break;
+    } else {
+      core.advance();  // partners on this machine write to the board: look at it
     }
+    if (core.done) break;
     idle.after(runtime::progress_pass(upcxx::progress_level::user));
   }
   running_ = false;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -263,6 +264,21 @@ int main() {
     upcxx::barrier();
     half.destroy();
     if (me == 0) std::printf("spmd_tasks: %d rounds, %llu tasks run on rank 0\n", rounds, static_cast<unsigned long long>(total));
+  }
+  // Tasks and termination waves that reach a rank before it has constructed the pool wait for
+  // it: rank 1 constructs its pool late, after the others have spawned to it and started run().
+  {
+    static int early_ran = 0;
+    if (me == 1) {
+      struct timespec ts{0, 50 * 1000 * 1000};
+      nanosleep(&ts, nullptr);
+    }
+    gannet::task_pool pool;
+    if (me != 1 && upcxx::rank_n() > 1)
+      pool.spawn(1, [](gannet::task_pool&, std::string s) { early_ran += s == "early" ? 1 : 100; }, std::string("early"));
+    if (me != 1 && upcxx::rank_n() > 1) pool.spawn(1, [](gannet::task_pool&, int x) { early_ran += x; }, 1);
+    pool.run();
+    SPMD_CHECK(early_ran == (me == 1 ? 2 * (upcxx::rank_n() - 1) : 0));
   }
   // Tasks still queued when a pool is destroyed are dropped, not run (and not leaked: ASan).
   {
