@@ -30,5 +30,7 @@ if [ -x "$build/bench/gannet-bench-mpi-transport" ]; then
 fi
 # Notified access ping-pong (bench/notify.sh).
 "$(dirname "$0")/notify.sh" "$build" 3
+# Task pool (bench/tasks.sh).
+"$(dirname "$0")/tasks.sh" "$build" 3
 # Scale: 2 to 1024 oversubscribed ranks on smp, 16 and 64 under mpirun (bench/scale.sh).
 "$(dirname "$0")/scale.sh" "$build" 3
