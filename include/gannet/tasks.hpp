@@ -23,7 +23,8 @@
 // other ranks and those it received; a rank with nothing to run contributes its two counts
 // to a wave, a sum over the team by recursive doubling (log2 P messages per rank, no central
 // counter), and run() returns on every rank when two consecutive waves of the same run()
-// saw equal sums, sent == received. Only tasks count as work: an rpc that spawns a task
+// saw equal sums, sent == received, or when one wave saw the sums of the last termination
+// (nothing crossed ranks since: an empty run() is one wave). Only tasks count as work: an rpc that spawns a task
 // when it runs is not tracked, so create tasks from tasks (or before run()).
 //
 // spawn and run must be called by the thread holding the master persona, run() not from
@@ -60,14 +61,14 @@ struct task_stats {
 
 namespace detail {
 
-// A queued task. run_and_free runs it with the pool of its rank, then frees the node; with a
-// null pool it only frees it (a pool destroyed with tasks queued).
 // Task memory (tasks.cpp): per-thread free lists of 32-byte classes, 16-byte aligned, that
 // keep a burst's nodes for the next burst (a queue of thousands of arrivals would otherwise
 // cost a malloc and a free each); a pool's destruction trims them to 1024 per class.
 void* node_allocate(std::size_t bytes);
 void node_free(void* p, std::size_t bytes) noexcept;
 
+// A queued task. run_and_free runs it with the pool of its rank, then frees the node; with a
+// null pool it only frees it (a pool destroyed with tasks queued).
 struct task_node {
   task_node* next = nullptr;
   void (*run_and_free)(task_node* self, task_pool* pool) = nullptr;
@@ -134,11 +135,10 @@ struct local_task final : task_node {
 
 // ---- a task as a serialized RPC record ----
 //
-// The record is rpc.hpp's call record (rpc_fwd.hpp) whose first dist id names the pool, so
-// that the runtime parks a task for a pool its target has not constructed yet, and whose
-// executor copies the record into the queue rather than running it. The task deserializes
-// its function object and arguments from that copy when it runs, so views point into bytes
-// that live as long as the task.
+// The record is rpc.hpp's call record (rpc_fwd.hpp) with the pool's id in front of the
+// function object, and an executor that copies the record into the queue rather than
+// running it. The task deserializes its function object and arguments from that copy when
+// it runs, so views point into bytes that live as long as the task.
 
 struct record_task : task_node {
   std::size_t bytes = 0;

@@ -9,7 +9,9 @@
 // rank i - p2 and receives the total from it at the end. Waves are numbered in one sequence
 // for the life of the pool; a rank joins wave w+1 only after it has the total of wave w, so a
 // message can be at most one wave ahead of its receiver, and two inbox slots per round
-// (by the wave's parity) hold everything that can arrive early, in any order.
+// (by the wave's parity) hold everything that can arrive early, in any order. A partner on
+// this machine writes its message into this rank's board (pool_core::board) instead of
+// sending an RPC.
 //
 // Decision. All ranks see the same totals, so all decide alike, with no further message:
 // run() returns once two consecutive waves of this run() had equal totals with
