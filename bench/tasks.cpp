@@ -48,11 +48,10 @@ double now_ns() {
   return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-gb::stats summarize(std::vector<double> per) {
+gb::stats summarize(const std::vector<double>& per) {
   gb::stats s;
-  std::sort(per.begin(), per.end());
-  s.min_ns = per.front();
-  s.median_ns = per[per.size() / 2];
+  s.min_ns = *std::min_element(per.begin(), per.end());
+  s.median_ns = gb::detail::median_of(per);
   s.repeats = static_cast<int>(per.size());
   return s;
 }

@@ -61,9 +61,10 @@ struct task_stats {
 
 namespace detail {
 
-// Task memory (tasks.cpp): per-thread free lists of 32-byte classes, 16-byte aligned, that
-// keep a burst's nodes for the next burst (a queue of thousands of arrivals would otherwise
-// cost a malloc and a free each); a pool's destruction trims them to 1024 per class.
+// Task memory (tasks.cpp, runtime/block_cache.hpp): per-thread free lists of 32-byte
+// classes, 16-byte aligned, that keep a burst's nodes for the next burst (a queue of
+// thousands of arrivals would otherwise cost a malloc and a free each); a pool's
+// destruction trims them to 1024 per class.
 void* node_allocate(std::size_t bytes);
 void node_free(void* p, std::size_t bytes) noexcept;
 
@@ -174,8 +175,8 @@ inline task_pool* pool_named(std::uint64_t id) {
   if (UPCXX_DETAIL_LIKELY(id == g_pool_cache.id)) return g_pool_cache.pool;
   return pool_lookup(id);
 }
-void task_arrived(task_pool& pool, task_node* node);                  // queues an arrival and counts it
-void task_arrived_early(std::uint64_t pool_id, task_node* node);     // ... once the pool exists here
+inline void task_arrived(task_pool& pool, task_node* node);        // queues an arrival and counts it (below)
+void task_arrived_early(std::uint64_t pool_id, task_node* node);  // ... once the pool exists here
 
 // The record: rpc_wire | the arguments' dist ids (rpc_fwd.hpp) | the pool's id (8 bytes) |
 // function object | arguments. The pool travels as a plain id, not as a dist id, so that
@@ -360,5 +361,12 @@ class task_pool {
   upcxx::dist_object<task_pool*> self_;     // names this pool in records and waves
   std::uint64_t id_;                        // self_'s raw id
 };
+
+namespace detail {
+inline void task_arrived(task_pool& pool, task_node* node) {
+  ++pool.stats_.received;
+  pool.push(node);
+}
+}  // namespace detail
 
 }  // namespace gannet

@@ -6,6 +6,7 @@
 #include <exception>
 #include <vector>
 
+#include "runtime/block_cache.hpp"
 #include "runtime/rpc_internal.hpp"
 #include "runtime/runtime.hpp"
 #include "transport/transport.hpp"
@@ -334,68 +335,12 @@ void runtime_push_master_persona() {
 
 namespace upcxx::detail {
 namespace {
-
-constexpr std::size_t pool_class_bytes = 32;
-constexpr std::size_t pool_classes = 8;  // up to 256 bytes
-constexpr std::size_t pool_max_cached = 4096;  // per class and thread: bounds idle memory
-
-struct free_block {
-  free_block* next;
-};
-
-// Set once this thread's pool is destroyed (thread exit): objects freed after that, e.g. by
-// static destructors at process exit, go straight back to the heap. A plain bool needs no
-// destruction, so it stays readable.
-thread_local bool t_pool_gone = false;
-
-struct thread_pool {
-  free_block* heads[pool_classes] = {};
-  std::size_t counts[pool_classes] = {};
-  ~thread_pool() {
-    t_pool_gone = true;
-    for (auto*& h : heads)
-      while (h) {
-        free_block* next = h->next;
-        ::operator delete(h);
-        h = next;
-      }
-  }
-};
-
-thread_pool& pool() {
-  thread_local thread_pool p;
-  return p;
-}
-
+// Futures' cells, reply states and the like: 8 classes (up to 256 bytes), at most 4096 blocks
+// kept per class and thread, which bounds idle memory.
+using small_blocks = gannet::runtime::block_cache<8, 4096>;
 }  // namespace
 
-void* pool_allocate(std::size_t bytes) {
-  std::size_t c = (bytes - 1) / pool_class_bytes;
-  if (c >= pool_classes || t_pool_gone) return ::operator new(c < pool_classes ? (c + 1) * pool_class_bytes : bytes);
-  auto& p = pool();
-  if (free_block* b = p.heads[c]) {
-    p.heads[c] = b->next;
-    --p.counts[c];
-    return b;
-  }
-  return ::operator new((c + 1) * pool_class_bytes);
-}
-
-void pool_free(void* ptr, std::size_t bytes) noexcept {
-  std::size_t c = (bytes - 1) / pool_class_bytes;
-  if (c >= pool_classes || t_pool_gone) {
-    ::operator delete(ptr);
-    return;
-  }
-  auto& p = pool();
-  if (p.counts[c] >= pool_max_cached) {
-    ::operator delete(ptr);
-    return;
-  }
-  auto* b = static_cast<free_block*>(ptr);
-  b->next = p.heads[c];
-  p.heads[c] = b;
-  ++p.counts[c];
-}
+void* pool_allocate(std::size_t bytes) { return small_blocks::allocate(bytes); }
+void pool_free(void* ptr, std::size_t bytes) noexcept { small_blocks::free(ptr, bytes); }
 
 }  // namespace upcxx::detail

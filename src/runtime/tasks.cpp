@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "gannet/tasks.hpp"
+#include "runtime/block_cache.hpp"
 #include "runtime/rpc_internal.hpp"
 #include "runtime/runtime.hpp"
 #include "util/log.hpp"
@@ -242,53 +243,14 @@ struct pool_core {
 
 // ---- task memory ----
 namespace {
-constexpr std::size_t node_class_bytes = 32;
-constexpr std::size_t node_classes = 16;        // up to 512 bytes
+// Up to 512 bytes; kept without a cap while pools live (a burst of arrivals is followed by
+// another), trimmed when one is destroyed.
+using task_blocks = runtime::block_cache<16, ~std::size_t{0}>;
 constexpr std::size_t node_kept_idle = 1024;  // per class, when a pool is destroyed
-struct free_node {
-  free_node* next;
-};
-struct node_cache {
-  free_node* heads[node_classes] = {};
-  std::size_t counts[node_classes] = {};
-  ~node_cache() { trim(0); }
-  void trim(std::size_t keep) {
-    for (std::size_t c = 0; c < node_classes; ++c)
-      while (counts[c] > keep) {
-        free_node* n = heads[c];
-        heads[c] = n->next;
-        --counts[c];
-        ::operator delete(n);
-      }
-  }
-};
-thread_local node_cache t_nodes;
 }  // namespace
 
-void* node_allocate(std::size_t bytes) {
-  const std::size_t c = (bytes - 1) / node_class_bytes;
-  if (c >= node_classes) return ::operator new(bytes);  // 16-byte aligned (x86-64, AArch64)
-  node_cache& cache = t_nodes;
-  if (free_node* n = cache.heads[c]) {
-    cache.heads[c] = n->next;
-    --cache.counts[c];
-    return n;
-  }
-  return ::operator new((c + 1) * node_class_bytes);
-}
-
-void node_free(void* p, std::size_t bytes) noexcept {
-  const std::size_t c = (bytes - 1) / node_class_bytes;
-  if (c >= node_classes) {
-    ::operator delete(p);
-    return;
-  }
-  node_cache& cache = t_nodes;
-  auto* n = static_cast<free_node*>(p);
-  n->next = cache.heads[c];
-  cache.heads[c] = n;
-  ++cache.counts[c];
-}
+void* node_allocate(std::size_t bytes) { return task_blocks::allocate(bytes); }
+void node_free(void* p, std::size_t bytes) noexcept { task_blocks::free(p, bytes); }
 static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= 16, "task records need 16-byte aligned memory");
 
 void flush_spawns() {
@@ -317,11 +279,6 @@ void task_arrived_early(std::uint64_t pool_id, task_node* node) {
       node);
 }
 
-void task_arrived(task_pool& pool, task_node* node) {
-  ++pool.stats_.received;
-  pool.push(node);
-}
-
 }  // namespace gannet::detail
 
 namespace gannet {
@@ -339,7 +296,7 @@ task_pool::task_pool(const upcxx::team& team)
 task_pool::~task_pool() {
   if (detail::g_pool_cache.pool == this) detail::g_pool_cache = {};
   while (detail::task_node* t = pop()) t->run_and_free(t, nullptr);  // dropped unrun
-  detail::t_nodes.trim(detail::node_kept_idle);
+  detail::task_blocks::trim(detail::node_kept_idle);
 }
 
 void task_pool::run() {
