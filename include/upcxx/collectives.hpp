@@ -349,7 +349,8 @@ auto barrier_async(const team& tm = world(), Cx&& completions = operation_cx::as
   static_assert(detail::is_completion_v<Cx>, "barrier_async: the completions argument must be a completion object");
   using cxs_t = detail::coll_decay_t<Cx>;
   detail::coll_check_caller("upcxx::barrier_async (collective)");
-  if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
+  // A team of one too completes in progress: calls to ourselves run first (barriers deliver,
+  // docs/compatibility.md).
   auto* op = new detail::barrier_op<cxs_t>(cxs_t(std::forward<Cx>(completions)));
   return detail::coll_launch(tm, detail::coll_kind::barrier, 0, op);
 }

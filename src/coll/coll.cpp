@@ -369,6 +369,9 @@ bool drive(const coll_key& key, coll_state& s) {
   coll_client* client = s.client;
   if (!s.inbox.empty() || s.arriving)
     util::fatal("collective on team %llx: unexpected messages", static_cast<unsigned long long>(key.team));
+  // Calls sent to us before the others arrived run before this completion is seen
+  // (runtime.hpp, barriers deliver; progress drains them before any callback).
+  if (s.kind == coll_kind::barrier) runtime::barrier_completed();
   retire(s);
   client->finish();
   return true;
@@ -459,6 +462,7 @@ void shm_reduce_done(void* ctx) {
 }
 
 void shm_barrier_done(void* ctx) {
+  runtime::barrier_completed();  // as drive() does
   auto* op = static_cast<shm_op*>(ctx);
   coll_client* c = op->client;
   delete op;
@@ -523,6 +527,8 @@ void fail_collective_restricted(const char* what) {
 
 void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* client) {
   using namespace gannet::coll;
+  // Our calls are delivered before we arrive (runtime.hpp, barriers deliver).
+  if (kind == coll_kind::barrier) gannet::runtime::deliver_before_barrier();
   gannet::runtime::runtime_lock lock;
   const auto seq = static_cast<std::uint32_t>(team_next_collective(t));
   if (start_on_world_barrier(t, kind, client)) return;

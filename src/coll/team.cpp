@@ -26,6 +26,7 @@
 
 namespace upcxx::detail {
 void barrier_unchecked(const team& t);  // runtime.cpp: the transport's barrier over world
+void drain_after_barrier();             // progress.cpp
 bool debug_checks_enabled();            // runtime.cpp
 void team_barrier(const team& t);
 }  // namespace upcxx::detail
@@ -337,6 +338,9 @@ void detail::entry_barrier_wait(const team& t, entry_barrier lev) {
 
 void detail::team_barrier(const team& t) {
   if (t.rank_n() == 1) {
+    // Calls to ourselves run before we return, as after any barrier (runtime.hpp).
+    gannet::runtime::deliver_before_barrier();
+    gannet::runtime::barrier_completed();
     upcxx::progress();
     return;
   }
@@ -347,6 +351,7 @@ void detail::team_barrier(const team& t) {
   gannet::coll::flag_client b;
   coll_start(t, coll_kind::barrier, 0, &b);
   gannet::coll::wait_for(b.done);
+  drain_after_barrier();  // when another thread's progress completed it, or internal progress
 }
 
 }  // namespace upcxx

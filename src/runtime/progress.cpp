@@ -17,6 +17,7 @@
 namespace upcxx {
 namespace detail {
 bool debug_checks_enabled();  // runtime.cpp: the program was built in debug codemode
+void drain_after_barrier();
 }  // namespace detail
 namespace {
 
@@ -76,6 +77,9 @@ bool progress_once(progress_level level, bool waiting = false) {
     did = (waiting ? tp.poll_waiting() : tp.poll()) || did;
     did = gannet::runtime::world_barrier_poll() || did;  // collectives riding the world barrier
     did = gannet::runtime::notify_poll() || did;          // notified access on this machine
+    // A barrier completed: the calls that reached us before it run before its completion
+    // is seen by any callback below (runtime.hpp, barriers deliver).
+    if (rpcs_here) did = gannet::runtime::rpc_drain_after_barrier() || did;
     // Replies and calls that handlers sent leave now, not at the next progress.
     if (gannet::runtime::rpc_batched()) gannet::runtime::rpc_flush();
   }
@@ -103,6 +107,22 @@ bool progress_once(progress_level level, bool waiting = false) {
 }
 
 }  // namespace
+
+// After a barrier completed: the calls that reached us before it run now, in user-level
+// progress of the master persona (runtime.hpp, barriers deliver). Without the master
+// persona they wait for its next user-level progress.
+void detail::drain_after_barrier() {
+  if (detail::g_state.init_count == 0 || !g_master.active_with_caller()) return;
+  thread_state& t = tls();
+  const bool outer = !t.in_user_progress;
+  t.in_user_progress = true;
+  {
+    gannet::runtime::runtime_lock lock;
+    gannet::runtime::rpc_direct_scope direct(true);
+    gannet::runtime::rpc_drain_after_barrier();
+  }
+  if (outer) t.in_user_progress = false;
+}
 
 persona::~persona() {
   // Undefined by the specification with work pending (spec §10.5.1 ¶8); free the queued

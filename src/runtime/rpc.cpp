@@ -23,6 +23,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -653,6 +655,42 @@ bool rpc_run_backlog() {
   batch.swap(s.backlog);
   for (auto& m : batch) run_call(m.bytes.data(), m.bytes.size(), m.source, &m);
   return true;
+}
+
+// ---- barriers deliver (runtime.hpp) ----
+namespace {
+bool g_barrier_drain = false;  // a barrier completed here since the last drain
+}
+
+void deliver_before_barrier() {
+  runtime_lock lock;
+  flush_all();
+  auto& tp = the_transport();
+  if (tp.delivered()) [[likely]] return;
+  rpc_direct_scope internal_only(false);  // no user code runs while we wait
+  unsigned spins = 0;
+  do {
+    if (!tp.poll() && ++spins > 64) ::sched_yield();
+    flush_all();  // replies that handlers made meanwhile are messages sent before we arrive
+    if (tp.job_aborting()) std::_Exit(1);
+  } while (!tp.delivered());
+}
+
+void barrier_completed() { g_barrier_drain = true; }
+
+bool rpc_drain_after_barrier() {
+  if (!g_barrier_drain) [[likely]] return false;
+  g_barrier_drain = false;
+  auto& tp = the_transport();
+  bool did = tp.drain_arrived();
+  // Large records from another machine whose fetch has begun: their calls run now too.
+  while (!g_inbound.empty()) {
+    did = true;
+    tp.poll();
+    if (tp.job_aborting()) std::_Exit(1);
+  }
+  if (g_batched.load(std::memory_order_relaxed)) flush_all();
+  return rpc_run_backlog() || did;
 }
 
 bool rpc_batched() { return g_batched.load(std::memory_order_relaxed); }

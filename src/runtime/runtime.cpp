@@ -36,6 +36,7 @@
 namespace upcxx::detail {
 runtime_state g_state;
 void barrier_unchecked(const team& t);  // barrier() without the debug-codemode caller checks
+void drain_after_barrier();             // progress.cpp
 void team_barrier(const team& t);       // src/coll/team.cpp: any team
 bool debug_checks_enabled();
 }
@@ -225,6 +226,7 @@ bool world_barrier_poll() {
       g_wb_in_flight = false;
       const world_barrier_user u = g_wb_queue.front();
       g_wb_queue.pop_front();
+      barrier_completed();  // progress drains what arrived before its callbacks (runtime.hpp)
       u.done(u.ctx);
       did = true;
     }
@@ -407,6 +409,7 @@ void detail::barrier_unchecked(const team& t) {
   // case costs what it did before the queue existed); behind queued collectives it queues.
   bool direct;
   bool done = false;
+  gannet::runtime::deliver_before_barrier();  // our calls are delivered before we arrive
   {
     gannet::runtime::runtime_lock lock;
     direct = gannet::runtime::world_barrier_begin_direct();
@@ -431,11 +434,12 @@ void detail::barrier_unchecked(const team& t) {
       if (direct) {
         if (r.tp->barrier_test()) {
           gannet::runtime::world_barrier_end_direct();
-          return;
+          gannet::runtime::barrier_completed();
+          break;
         }
       } else {
         gannet::runtime::world_barrier_poll();
-        if (done) return;
+        if (done) break;
       }
       h = r.tp->barrier_wait_hint();
     }
@@ -449,6 +453,7 @@ void detail::barrier_unchecked(const team& t) {
       spins = 0;
     }
   }
+  detail::drain_after_barrier();  // the calls that reached us before it run now
 }
 
 // ---- bootstrap exchange (gannet/exchange.hpp) ----------------------------------------

@@ -20,6 +20,18 @@ heap_allocator& my_heap();
 // Large RPC records of ours in the shared heap that their targets still read (rpc.cpp).
 std::size_t rpc_large_outstanding();
 
+// Barriers deliver (docs/compatibility.md): a call that a rank initiated before it entered a
+// barrier has run at its target, if the target is in the barrier's team, before the target's
+// barrier completes. deliver_before_barrier(), before arriving at any barrier: sends what is
+// batched and makes internal progress until the transport says every message has been
+// delivered (transport::delivered). barrier_completed(), when any barrier completes here;
+// rpc_drain_after_barrier() then, from user-level progress of the master persona with calls
+// allowed to run (rpc_direct_scope), handles what had arrived, waits for large records still
+// on their way, and runs the backlog; it returns whether it ran anything (rpc.cpp).
+void deliver_before_barrier();
+void barrier_completed();
+bool rpc_drain_after_barrier();
+
 // The transport's barrier over world, in collective order (runtime.cpp). A user queues with
 // an optional arrive(ctx), run just before this rank arrives (it may publish data that the
 // barrier then releases to every rank), and done(ctx), run once the barrier has completed, from

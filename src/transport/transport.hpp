@@ -156,6 +156,21 @@ class transport {
   // launcher that binds nothing share.
   virtual int machine_cores() const;
 
+  // ---- delivery around barriers ---------------------------------------------------------
+  // Gannet guarantees (docs/compatibility.md) that an active message a rank sent before it
+  // arrived at a barrier has been handled at its target before the target's barrier
+  // completes. The runtime polls until delivered() holds before it arrives, and calls
+  // drain_arrived() once a barrier has completed.
+  // delivered(): every message this rank has sent so far has left its outbox and, if it
+  // travels through a network, has been handled at its target (the transport may ask the
+  // target to say so; it does not wait here). Through a machine's rings leaving the outbox
+  // suffices: the barrier orders the ring's publication before the target's completion.
+  virtual bool delivered() = 0;
+  // Handles every message that had reached this rank when the call began (the barrier that
+  // has just completed made them visible), waiting for any a sender is still writing;
+  // returns whether it handled any. Cheap when none has arrived.
+  virtual bool drain_arrived() = 0;
+
   // ---- progress ------------------------------------------------------------------------
   // Services incoming messages and completions; returns true if it did any work.
   virtual bool poll() = 0;

@@ -119,13 +119,15 @@ int main() {
   upcxx::barrier();
 
   // ---- part 2: everyday use ----
+  // Both counters are reset before the barrier: a rank waiting for room makes progress, so
+  // its peer's calls may run here before this rank's own sends are done.
+  static std::int64_t summed = 0;
   received = 0;
+  summed = 0;
   upcxx::barrier();
   const int peer = (me + 1) % n;
   constexpr int calls = 2000;
   for (int i = 0; i < calls; ++i) inject_ff(peer, [](int) { ++received; }, i);
-  static std::int64_t summed = 0;
-  summed = 0;
   upcxx::promise<> done;
   for (int i = 0; i < calls; ++i) inject(peer, upcxx::operation_cx::as_promise(done), [](int x) { summed += x; }, i);
   done.finalize().wait();

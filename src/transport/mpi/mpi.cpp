@@ -23,6 +23,12 @@
 // memory a flood can make MPI buffer at a target is bounded (credits x message size per
 // sender), and a sender out of credits keeps polling (consuming its own traffic, returning
 // its own credits) until the target returns some: no cycle of full queues can deadlock.
+//
+// Delivery before barriers (transport.hpp, delivered()): credits double as acknowledgements.
+// A target has handled every message of ours once all our credits for it are back; before a
+// barrier, a rank that still lacks some asks such a target for them (one small message each
+// way, only to targets with messages not yet acknowledged). MPI keeps the order of messages
+// from one rank, so the target answers after handling everything we sent before the request.
 #include "transport/mpi/mpi.hpp"
 
 #include <fcntl.h>
@@ -63,6 +69,8 @@ constexpr int credits_per_peer = 64;
 constexpr int tag_am = 1;
 constexpr std::size_t staged_put_bytes = 4096;  // puts up to this size copy their source first
 constexpr am_handler_id credit_handler = 0xffff;  // a message that returns credits, not a handler's
+// Asks the receiver to return every credit it holds for us now (before a barrier: see delivered()).
+constexpr am_handler_id credit_request_handler = 0xfffe;
 
 // In front of every active message.
 struct am_wire {
@@ -323,6 +331,37 @@ class mpi_transport final : public transport {
 
   bool progress_required() const override { return outbox_.size() > 0 || !rma_.empty() || !sends_.empty(); }
 
+  // Parked messages have left, and every target of ours on another machine has given back
+  // all our credits (asked once for them). Ring messages need no more (transport.hpp).
+  bool delivered() override {
+    if (outbox_.size() > 0) outbox_.drain_all([this](rank_t to, const outboxes::message& m) { return send_parked(to, m); });
+    if (outbox_.size() > 0) return false;
+    for (std::size_t i = 0; i < owing_.size();) {
+      peer& p = peer_of(owing_[i]);
+      if (p.credits == credits_per_peer) {
+        p.asked = false;
+        p.owing = false;
+        owing_[i] = owing_.back();
+        owing_.pop_back();
+        continue;
+      }
+      if (!p.asked) {
+        p.asked = true;
+        am_wire w{credit_request_handler, 0, 0, 0, 0};
+        isend(owing_[i], std::as_bytes(std::span(&w, 1)), {}, {});
+      }
+      ++i;
+    }
+    return owing_.empty();
+  }
+  bool drain_arrived() override {
+    if (node_n_ <= 1 || poll_depth_ > 0) return false;
+    ++poll_depth_;
+    const bool did = smp::drain_ring(rings_[static_cast<std::size_t>(node_me_)], handlers_, [] { return false; });
+    --poll_depth_;
+    return did;
+  }
+
   bool job_aborting() const override { return false; }  // mpirun ends the job
 
   void attach() override {
@@ -370,6 +409,8 @@ class mpi_transport final : public transport {
   struct peer {
     int credits = credits_per_peer;  // messages we may still send it
     int consumed = 0;                // its messages we consumed and have not returned credits for
+    bool owing = false;              // listed in owing_
+    bool asked = false;              // we asked for all our credits back (delivered())
   };
   struct rma_op {
     MPI_Request req;
@@ -421,6 +462,15 @@ class mpi_transport final : public transport {
       p.credits += static_cast<int>(w.credits);
       return;
     }
+    if (w.handler == credit_request_handler) {
+      // Everything the sender sent before asking has been handled here (MPI's order).
+      if (p.consumed > 0) {
+        am_wire c{credit_handler, 0, 0, static_cast<std::uint32_t>(p.consumed), 0};
+        p.consumed = 0;
+        isend(source, std::as_bytes(std::span(&c, 1)), {}, {});
+      }
+      return;
+    }
     am_handler fn = w.handler < max_am_handlers ? handlers_[w.handler] : nullptr;
     if (!fn) util::fatal("active message from rank %d for unregistered handler %u", source, w.handler);
     if (w.header_bytes > bytes - sizeof w) util::fatal("corrupt active message from rank %d", source);
@@ -437,6 +487,11 @@ class mpi_transport final : public transport {
 
   void send_now(rank_t r, peer& p, am_handler_id id, std::span<const std::byte> header,
                 std::span<const std::byte> payload) {
+    if (!p.owing) {  // unacknowledged messages from now on
+      p.owing = true;
+      owing_.push_back(r);
+    }
+    p.asked = false;  // a request sent before this message does not cover it
     --p.credits;
     am_wire w{id, 0, static_cast<std::uint32_t>(header.size()), 0, 0};
     isend(r, std::as_bytes(std::span(&w, 1)), header, payload);
@@ -733,6 +788,7 @@ class mpi_transport final : public transport {
   std::deque<send_slot> sends_;
   std::vector<std::vector<std::byte>> spare_;
   std::unordered_map<rank_t, peer> peers_;  // created at first contact
+  std::vector<rank_t> owing_;               // peers that may hold credits of ours (see delivered())
   rank_t last_peer_rank_ = -1;
   peer* last_peer_ = nullptr;
   outboxes outbox_;                         // messages parked by handlers, per destination

@@ -2,6 +2,9 @@
 // transport and the MPI transport's on-machine rings); returns whether it ran any.
 #pragma once
 
+#include <sched.h>
+
+#include <cstdlib>
 #include <span>
 
 #include "transport/smp/ring.hpp"
@@ -22,6 +25,26 @@ inline bool dispatch_ring(ring& mine, const transport::am_handler (&handlers)[tr
     });
     if (!got) break;
     did = true;
+  }
+  return did;
+}
+
+// Runs the handlers of every message reserved in `mine` before the call, waiting for any
+// that its sender is still writing (between reserve and publish it never blocks); returns
+// whether it ran any. After a barrier: a sender's reservation happened before it arrived, so
+// the tail read here, after our acquire of the barrier's completion, covers it.
+template <typename Aborting>
+bool drain_ring(ring& mine, const transport::am_handler (&handlers)[transport::max_am_handlers], Aborting&& aborting) {
+  const std::uint64_t end = mine.tail();
+  bool did = false;
+  unsigned spins = 0;
+  while (mine.head() < end) {
+    if (dispatch_ring(mine, handlers, 64)) {
+      did = true;
+      continue;
+    }
+    if (aborting()) std::_Exit(1);  // the launcher is ending the job
+    if (++spins > 64) ::sched_yield();
   }
   return did;
 }

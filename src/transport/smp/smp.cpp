@@ -187,6 +187,19 @@ class smp_transport final : public transport {
     return did;
   }
 
+  // One machine: every message travels through a ring, so leaving the outbox is enough.
+  bool delivered() override {
+    if (outbox_.size() > 0) flush_all();
+    return outbox_.size() == 0;
+  }
+  bool drain_arrived() override {
+    if (poll_depth_ > 0) return false;  // inside a handler (cannot happen from the runtime)
+    ++poll_depth_;
+    const bool did = smp::drain_ring(rings_[static_cast<std::size_t>(me_)], handlers_, [this] { return job_aborting(); });
+    --poll_depth_;
+    return did;
+  }
+
   void watch_attentiveness(double seconds) override {
     watch_seconds_ = seconds;
     last_check_ = std::chrono::steady_clock::now();
