@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -277,7 +278,57 @@ using gannet::runtime::rt;
 
 namespace {
 bool g_debug_checks = false;  // the program was compiled in debug codemode
+
+// Returning from main without finalize() (docs/compatibility.md): UPC++ programs do it, and
+// UPC++ ends such a job normally. Run by exit() with its status (glibc on_exit). The rank's
+// batched calls leave; it waits, with internal progress only (main has returned: no user
+// code runs), until every rank of the job is leaving the same way, then detaches, so the
+// job ends with status 0 and the launcher removes the shared memory. A rank that waits
+// longer than GANNET_EXIT_WAIT seconds (10) for the others (they still compute, wait for it,
+// or called finalize() and wait in its barrier) ends the job with a message naming itself.
+// A non-zero status ends the job as before: the launcher reports it.
+void exit_without_finalize(int status, void*) {
+  if (status != 0 || detail::g_state.init_count <= 0) return;
+  auto& r = rt();
+  auto& tp = *r.tp;
+  {
+    gannet::runtime::runtime_lock lock;
+    gannet::runtime::rpc_flush();
+  }
+  tp.exit_arrive();
+  double wait_s = 10;
+  if (const char* v = std::getenv("GANNET_EXIT_WAIT"); v && *v) wait_s = std::atof(v);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  unsigned idle = 0;
+  while (!tp.exit_test()) {
+    bool did;
+    {
+      // The transport only: this thread's persona stack is gone (thread_locals are destroyed
+      // before exit handlers run). Incoming calls wait in the backlog, never to run.
+      gannet::runtime::runtime_lock lock;
+      gannet::runtime::rpc_direct_scope internal_only(false);
+      did = tp.poll();
+    }
+    if (!did && ++idle > 64) {
+      ::sched_yield();
+      idle = 0;
+    }
+    if (tp.job_aborting()) std::_Exit(1);  // the launcher is ending the job
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::fflush(nullptr);
+      gannet::util::fatal("rank %d returned from main without calling upcxx::finalize() while other ranks still run "
+                          "(it waited %g s for them to return too, GANNET_EXIT_WAIT): ending the job. Call "
+                          "upcxx::finalize() on every rank before returning from main",
+                          detail::g_state.rank_me, wait_s);
+    }
+  }
+  if (g_debug_checks && detail::g_state.rank_me == 0)
+    std::fprintf(stderr, "upcxx: note: the program returned from main without calling upcxx::finalize(); the job ends "
+                         "normally, as with UPC++ (debug codemode note)\n");
+  tp.detach();
+  detail::g_state.init_count = 0;
 }
+}  // namespace
 
 void detail::init_library(bool par, bool debug) {
   auto& r = rt();
@@ -345,6 +396,9 @@ void detail::init_library(bool par, bool debug) {
 
   gannet::runtime::notify_attach();  // before the barrier: peers notify us after it
   runtime_push_master_persona();
+  // After the transport's own exit handler (the MPI transport's): handlers run last first.
+  static bool exit_hook = false;
+  if (!exit_hook) exit_hook = ::on_exit(exit_without_finalize, nullptr) == 0;
   detail::barrier_unchecked(world());
 }
 

@@ -171,6 +171,13 @@ class transport {
   // returns whether it handled any. Cheap when none has arrived.
   virtual bool drain_arrived() = 0;
 
+  // ---- leaving without finalize ----------------------------------------------------------
+  // A rank that returns from main while initialized (docs/compatibility.md): exit_arrive()
+  // once, then exit_test() until every rank of the job has arrived. A rank arrives at most
+  // once and makes no barrier afterwards; it is not a barrier and never matches one.
+  virtual void exit_arrive() = 0;
+  virtual bool exit_test() = 0;
+
   // ---- progress ------------------------------------------------------------------------
   // Services incoming messages and completions; returns true if it did any work.
   virtual bool poll() = 0;

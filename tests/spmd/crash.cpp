@@ -1,6 +1,8 @@
 // Misbehaving ranks for the launcher tests (tests/spmd/launcher_test.sh):
 //   crash MODE [RANK [CODE]] — rank RANK misbehaves after init, the others wait in a barrier.
 //   MODE: abort | segv | exit (with CODE) | nofinalize | hang (every rank sleeps) |
+//         return-without-finalize (every rank) | return-early (RANK returns while rank 0
+//         waits for its RPC reply) |
 //         heap (print the shared heap size) | before-init (rank_me() before init) |
 //         bad-rank (world()[rank_n()]) | inattentive (rank RANK computes 3 s without progress
 //         while the others wait for its RPC reply) | rpc-after-finalize |
@@ -53,6 +55,20 @@ int main(int argc, char** argv) {
   if (mode.rfind("task-", 0) == 0) pool.emplace();
   if (mode == "hang") {
     for (;;) ::pause();
+  }
+  if (mode == "return-without-finalize") {
+    // Every rank, as real programs do: the job ends normally and the output is all there.
+    upcxx::barrier();
+    std::printf("rank %d returns without finalize", me);  // no newline, no flush: exit flushes
+    return 0;
+  }
+  if (mode == "return-early") {
+    // RANK returns at once while rank 0 waits for its reply: the job must end, naming it.
+    if (me == victim) return 0;
+    if (me == 0) upcxx::rpc(victim, [] { return 1; }).wait();
+    upcxx::barrier();
+    upcxx::finalize();
+    return 0;
   }
   if (mode == "inattentive") {
     if (me == victim) {

@@ -87,9 +87,28 @@ exit-code)
   pids_gone 5 || fail "ranks still alive"
   ;;
 no-finalize)
-  launch -n 2 "$crash" nofinalize 1
-  expect_status 1
-  expect_err "rank 1: exited \(status 0\) without calling upcxx::finalize\(\)"
+  # Rank 1 returns from main while rank 0 waits in a barrier: after GANNET_EXIT_WAIT rank 1
+  # ends the job, naming itself.
+  GANNET_EXIT_WAIT=1 launch -n 2 "$crash" nofinalize 1
+  [ "$status" -ne 0 ] || fail "exit status 0"
+  expect_err "rank 1 returned from main without calling upcxx::finalize\(\) while other ranks still run"
+  expect_err "rank 1: killed by SIGABRT"
+  expect_under 8
+  ;;
+return-without-finalize)
+  # Every rank returns from main without finalize(), as UPC++ programs do: success, all the
+  # output, one debug-codemode note.
+  launch -n 4 "$crash" return-without-finalize
+  expect_status 0
+  for r in 0 1 2 3; do expect_out "rank $r returns without finalize"; done
+  [ "$(grep -c "returned from main without calling upcxx::finalize" "$work/err")" -eq 1 ] || fail "not one note"
+  ;;
+return-early)
+  # Rank 2 returns at once while rank 0 waits for its RPC reply: ends, naming rank 2.
+  GANNET_EXIT_WAIT=1 launch -n 3 "$crash" return-early 2
+  [ "$status" -ne 0 ] || fail "exit status 0"
+  expect_err "rank 2 returned from main without calling upcxx::finalize\(\) while other ranks still run"
+  expect_under 8
   ;;
 clean)
   launch -n 4 "$crash" ok

@@ -354,6 +354,15 @@ class mpi_transport final : public transport {
     }
     return owing_.empty();
   }
+  // A barrier of its own over world_ (used only at start-up otherwise), so it never matches
+  // the leaders' barrier.
+  void exit_arrive() override { check(MPI_Ibarrier(world_, &exit_), "MPI_Ibarrier (exit)"); }
+  bool exit_test() override {
+    int done = 0;
+    check(MPI_Test(&exit_, &done, MPI_STATUS_IGNORE), "MPI_Test (exit)");
+    return done != 0;
+  }
+
   bool drain_arrived() override {
     if (node_n_ <= 1 || poll_depth_ > 0) return false;
     ++poll_depth_;
@@ -758,6 +767,7 @@ class mpi_transport final : public transport {
   MPI_Comm world_ = MPI_COMM_NULL, am_comm_ = MPI_COMM_NULL;
   MPI_Win win_ = MPI_WIN_NULL;
   MPI_Request barrier_ = MPI_REQUEST_NULL;
+  MPI_Request exit_ = MPI_REQUEST_NULL;
   std::uintptr_t base_ = 0;
   std::size_t seg_bytes_ = 0;
   std::vector<std::uint64_t> bases_;  // every rank's segment base (owner's address)

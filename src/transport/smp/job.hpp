@@ -20,7 +20,7 @@
 namespace gannet::smp {
 
 inline constexpr std::uint64_t job_magic = 0x31424f4a544e4e47ull;  // "GNNTJOB1"
-inline constexpr std::uint32_t job_version = 6;
+inline constexpr std::uint32_t job_version = 7;
 inline constexpr std::size_t cache_line = 64;
 inline constexpr std::size_t segment_align = 64 * 1024;
 inline constexpr int max_barrier_rounds = 32;
@@ -86,6 +86,8 @@ struct job_header {
   // MPI transport, where the region holds the ranks of one machine of a larger job: the last
   // job-wide barrier the machine's leader has seen complete (written by the leader only).
   alignas(cache_line) std::atomic<std::uint64_t> node_release;
+  // Ranks that returned from main without upcxx::finalize() and wait for the rest (only grows).
+  alignas(cache_line) std::atomic<std::uint32_t> exits;
 };
 
 struct job_layout {

@@ -187,6 +187,9 @@ class smp_transport final : public transport {
     return did;
   }
 
+  void exit_arrive() override { header_->exits.fetch_add(1, std::memory_order_acq_rel); }
+  bool exit_test() override { return header_->exits.load(std::memory_order_acquire) == static_cast<std::uint32_t>(n_); }
+
   // One machine: every message travels through a ring, so leaving the outbox is enough.
   bool delivered() override {
     if (outbox_.size() > 0) flush_all();
