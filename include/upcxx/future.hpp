@@ -469,25 +469,57 @@ decltype(auto) when_all_arg(X&& x) {
   else return as_future_t<X>::make_ready(std::forward<X>(x));
 }
 
-}  // namespace detail
-
 template <typename... Args>
-typename detail::concat_future<detail::as_future_t<Args>...>::type when_all(Args&&... futures_or_values) {
-  using result_future = typename detail::concat_future<detail::as_future_t<Args>...>::type;
+typename concat_future<as_future_t<Args>...>::type when_all_impl(Args&&... futures_or_values) {
+  using result_future = typename concat_future<as_future_t<Args>...>::type;
   if constexpr (sizeof...(Args) == 0) {
     return result_future::make_ready();
-  } else if constexpr (sizeof...(Args) == 2 && (std::is_same_v<detail::remove_cvref_t<Args>, future<>> && ...)) {
+  } else if constexpr (sizeof...(Args) == 2 && (std::is_same_v<remove_cvref_t<Args>, future<>> && ...)) {
     // The conjoining loop `f = when_all(f, op())` (seed 000 §II-A) kept small enough to
     // inline: a ready future<> adds nothing to the other one.
     auto pick = [](auto&& a, auto&& b) -> future<> {
       if (b.ready()) return std::forward<decltype(a)>(a);
       if (a.ready()) return std::forward<decltype(b)>(b);
-      return detail::when_all_futures<future<>>(std::forward<decltype(a)>(a), std::forward<decltype(b)>(b));
+      return when_all_futures<future<>>(std::forward<decltype(a)>(a), std::forward<decltype(b)>(b));
     };
     return pick(std::forward<Args>(futures_or_values)...);
   } else {
-    return detail::when_all_futures<result_future>(detail::when_all_arg(std::forward<Args>(futures_or_values))...);
+    return when_all_futures<result_future>(when_all_arg(std::forward<Args>(futures_or_values))...);
   }
 }
+
+// A range of futures (std::vector<future<>> and the like): when_all takes it as one value.
+template <typename X, typename = void>
+struct is_future_range : std::false_type {};
+template <typename X>
+struct is_future_range<X, std::void_t<typename X::value_type, decltype(std::declval<X&>().begin())>>
+    : is_future<remove_cvref_t<typename X::value_type>> {};
+template <typename... Args>
+inline constexpr bool any_future_range_v = (is_future_range<remove_cvref_t<Args>>::value || ...);
+
+}  // namespace detail
+
+template <typename... Args
+#ifndef UPCXX_CODEMODE
+          , std::enable_if_t<!detail::any_future_range_v<Args...>, int> = 0
+#endif
+          >
+typename detail::concat_future<detail::as_future_t<Args>...>::type when_all(Args&&... futures_or_values) {
+  return detail::when_all_impl(std::forward<Args>(futures_or_values)...);
+}
+
+#ifndef UPCXX_CODEMODE
+// Debug codemode: a container of futures among the arguments is a common mistake (real
+// programs "wait" for a std::vector of RPC futures this way). It compiles and behaves as in
+// UPC++ - the container is one value and the result is ready at once - with a warning at
+// the call (docs/compatibility.md).
+template <typename... Args, std::enable_if_t<detail::any_future_range_v<Args...>, int> = 0>
+[[deprecated("upcxx::when_all() was given a container of futures: UPC++ takes it as one value, so the result is "
+             "ready at once and waits for none of them. Wait on each future, or fold them with "
+             "f = upcxx::when_all(f, fut) in a loop (Gannet, debug codemode)")]]
+typename detail::concat_future<detail::as_future_t<Args>...>::type when_all(Args&&... futures_or_values) {
+  return detail::when_all_impl(std::forward<Args>(futures_or_values)...);
+}
+#endif
 
 }  // namespace upcxx

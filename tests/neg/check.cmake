@@ -1,12 +1,16 @@
-# Must-not-compile test: compiles SOURCE with -fsyntax-only, expects the compiler to fail,
+# Must-not-compile test (or must-warn, with -Werror in its flags): compiles SOURCE with -fsyntax-only, expects the compiler to fail,
 # and expects its diagnostics to match the regex on the file's "// expect:" line. STD is the
 # language mode (default c++20).
 file(STRINGS ${SOURCE} expect_line REGEX "^// expect: ")
 string(REGEX REPLACE "^// expect: " "" expect "${expect_line}")
+# "// flags: ..." adds compiler flags (e.g. -Werror=... to make a warning the failure).
+file(STRINGS ${SOURCE} flags_line REGEX "^// flags: ")
+string(REGEX REPLACE "^// flags: " "" flags "${flags_line}")
+separate_arguments(flags)
 if(NOT STD)
   set(STD c++20)
 endif()
-execute_process(COMMAND ${CXX} -std=${STD} -fsyntax-only -I${INCLUDE} ${SOURCE}
+execute_process(COMMAND ${CXX} -std=${STD} -fsyntax-only ${flags} -I${INCLUDE} ${SOURCE}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc EQUAL 0)
   message(FATAL_ERROR "${SOURCE} compiled with -std=${STD}, but it must not")
