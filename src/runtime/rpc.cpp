@@ -659,12 +659,13 @@ bool rpc_run_backlog() {
 
 // ---- barriers deliver (runtime.hpp) ----
 namespace {
-bool g_barrier_drain = false;  // a barrier completed here since the last drain
+// A barrier completed here since the last drain (set with or without the runtime lock).
+std::atomic<bool> g_barrier_drain{false};
 }
 
 void deliver_before_barrier() {
   runtime_lock lock;
-  flush_all();
+  if (g_batched.load(std::memory_order_relaxed)) flush_all();
   auto& tp = the_transport();
   if (tp.delivered()) [[likely]] return;
   rpc_direct_scope internal_only(false);  // no user code runs while we wait
@@ -676,11 +677,11 @@ void deliver_before_barrier() {
   } while (!tp.delivered());
 }
 
-void barrier_completed() { g_barrier_drain = true; }
+void barrier_completed() { g_barrier_drain.store(true, std::memory_order_relaxed); }
 
 bool rpc_drain_after_barrier() {
-  if (!g_barrier_drain) [[likely]] return false;
-  g_barrier_drain = false;
+  if (!g_barrier_drain.load(std::memory_order_relaxed)) [[likely]] return false;
+  g_barrier_drain.store(false, std::memory_order_relaxed);
   auto& tp = the_transport();
   bool did = tp.drain_arrived();
   // Large records from another machine whose fetch has begun: their calls run now too.
