@@ -371,7 +371,7 @@ bool drive(const coll_key& key, coll_state& s) {
     util::fatal("collective on team %llx: unexpected messages", static_cast<unsigned long long>(key.team));
   // Calls sent to us before the others arrived run before this completion is seen
   // (runtime.hpp, barriers deliver; progress drains them before any callback).
-  if (s.kind == coll_kind::barrier) runtime::barrier_completed();
+  if (s.kind == coll_kind::barrier) runtime::barrier_completed(/*through_queue=*/s.n > 1);
   retire(s);
   client->finish();
   return true;

@@ -129,6 +129,8 @@ std::size_t g_max_inline = 0;        // the transport's medium-message limit, re
 std::atomic<bool> g_batched{false};
 // Large records of ours whose targets have not yet said they are done with them.
 std::size_t g_large_outstanding = 0;
+// We sent calls to ourselves since a barrier last completed here (see barrier_completed).
+std::atomic<bool> g_sent_to_self{false};
 
 // Vectors of std::byte are allocated with operator new, which aligns to 16: bodies keep
 // the 16-byte alignment serialization relies on.
@@ -454,6 +456,7 @@ void flush(upcxx::intrank_t target) {
   batch_buffer buf = std::move(b.buf);
   std::size_t used = std::exchange(b.used, 0);
   rpc_direct_scope internal_only(false);
+  if (target == upcxx::detail::g_state.rank_me) g_sent_to_self.store(true, std::memory_order_relaxed);
   auto status = the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(buf.get(), used), tr::op_none);
   if (status != tr::status::ok) util::fatal("sending a batch of RPCs to rank %d failed", target);
   release_batch_buffer(std::move(buf));
@@ -513,6 +516,7 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   }
   if (bytes > UINT32_MAX) util::fatal("an RPC of %zu bytes: calls and results are limited to 4 GiB", bytes);
   flush(target);  // calls from one rank arrive in the order they were made
+  if (target == upcxx::detail::g_state.rank_me) g_sent_to_self.store(true, std::memory_order_relaxed);
   auto& tp = the_transport();
   // Alone, the record needs no padding: it ends the message.
   reinterpret_cast<rpc_wire*>(record)->bytes = static_cast<std::uint32_t>(bytes);
@@ -567,6 +571,7 @@ bool try_flush(upcxx::intrank_t target) {
 
 bool try_send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   runtime_lock lock;
+  if (target == upcxx::detail::g_state.rank_me) g_sent_to_self.store(true, std::memory_order_relaxed);  // (see barrier_completed)
   auto& s = st();
   const std::size_t padded = upcxx::detail::rpc_pad16(bytes);
   auto& b = s.batches[static_cast<std::size_t>(target)];
@@ -661,6 +666,7 @@ bool rpc_run_backlog() {
 namespace {
 // A barrier completed here since the last drain (set with or without the runtime lock).
 std::atomic<bool> g_barrier_drain{false};
+std::atomic<bool> g_drain_queue{false};  // and the transport's queue must be drained
 }
 
 void deliver_before_barrier() {
@@ -677,13 +683,18 @@ void deliver_before_barrier() {
   } while (!tp.delivered());
 }
 
-void barrier_completed() { g_barrier_drain.store(true, std::memory_order_relaxed); }
+void barrier_completed(bool through_queue) {
+  // Calls to ourselves were not placed before the others' barrier messages.
+  if (!through_queue || g_sent_to_self.exchange(false, std::memory_order_relaxed) || !the_transport().one_queue())
+    g_drain_queue.store(true, std::memory_order_relaxed);
+  g_barrier_drain.store(true, std::memory_order_relaxed);
+}
 
 bool rpc_drain_after_barrier() {
   if (!g_barrier_drain.load(std::memory_order_relaxed)) [[likely]] return false;
   g_barrier_drain.store(false, std::memory_order_relaxed);
   auto& tp = the_transport();
-  bool did = tp.drain_arrived();
+  bool did = g_drain_queue.exchange(false, std::memory_order_relaxed) && tp.drain_arrived();
   // Large records from another machine whose fetch has begun: their calls run now too.
   while (!g_inbound.empty()) {
     did = true;

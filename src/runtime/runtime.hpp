@@ -24,12 +24,13 @@ std::size_t rpc_large_outstanding();
 // barrier has run at its target, if the target is in the barrier's team, before the target's
 // barrier completes. deliver_before_barrier(), before arriving at any barrier: sends what is
 // batched and makes internal progress until the transport says every message has been
-// delivered (transport::delivered). barrier_completed(), when any barrier completes here;
+// delivered (transport::delivered). barrier_completed(), when any barrier completes here
+// (through_queue: by messages through the transport's queue, transport::one_queue);
 // rpc_drain_after_barrier() then, from user-level progress of the master persona with calls
 // allowed to run (rpc_direct_scope), handles what had arrived, waits for large records still
 // on their way, and runs the backlog; it returns whether it ran anything (rpc.cpp).
 void deliver_before_barrier();
-void barrier_completed();
+void barrier_completed(bool through_queue = false);
 bool rpc_drain_after_barrier();
 
 // The transport's barrier over world, in collective order (runtime.cpp). A user queues with

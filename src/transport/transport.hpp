@@ -170,6 +170,13 @@ class transport {
   // has just completed made them visible), waiting for any a sender is still writing;
   // returns whether it handled any. Cheap when none has arrived.
   virtual bool drain_arrived() = 0;
+  // Whether every message this rank receives from others reaches it through one queue,
+  // handled in the order the senders took their places in it (after delivered(), for
+  // messages through a network, there is nothing of theirs left to handle). Then a barrier
+  // that completed through messages of that queue has handled every message its peers sent
+  // before arriving (it was placed before their barrier messages), and only messages this
+  // rank sent itself may remain for drain_arrived().
+  virtual bool one_queue() const { return false; }
 
   // ---- leaving without finalize ----------------------------------------------------------
   // A rank that returns from main while initialized (docs/compatibility.md): exit_arrive()

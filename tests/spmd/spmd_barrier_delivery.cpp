@@ -27,6 +27,7 @@ std::uint64_t g_small[4] = {};  // rpc_ff and rpc bodies
 std::uint64_t g_large[4] = {};
 std::uint64_t g_large_bytes[4] = {};
 int g_seq = 0;
+std::uint64_t g_from_self[4] = {};
 
 enum class how { world_barrier, world_async, team_barrier, team_async, local_barrier };
 const char* name_of(how h) {
@@ -47,7 +48,7 @@ void round_trip(how h, const upcxx::team& tm, int round) {
   std::vector<upcxx::future<>> futs;
   for (int i = 0; i < tm.rank_n(); ++i) {
     const upcxx::intrank_t target = tm[(tm.rank_me() + i) % tm.rank_n()];
-    upcxx::rpc_ff(target, [](int k) { ++g_small[k]; }, slot);
+    upcxx::rpc_ff(target, [](int k, int from) { ++g_small[k]; g_from_self[k] += from == upcxx::rank_me(); }, slot, upcxx::rank_me());
     futs.push_back(upcxx::rpc(target, [](int k) { ++g_small[k]; }, slot));
     upcxx::rpc_ff(
         target,
@@ -78,13 +79,13 @@ void round_trip(how h, const upcxx::team& tm, int round) {
   }
   const std::uint64_t n = static_cast<std::uint64_t>(tm.rank_n());
   if (g_small[slot] != 2 * n || g_large[slot] != n || g_large_bytes[slot] != n * big) {
-    std::fprintf(stderr, "[rank %d] check failed: after %s in round %d: %llu of %llu small and %llu of %llu large RPCs ran\n",
-                 upcxx::rank_me(), name_of(h), round, static_cast<unsigned long long>(g_small[slot]),
+    std::fprintf(stderr, "[rank %d] check failed: after %s in round %d (%d of its own rpc_ff ran): %llu of %llu small and %llu of %llu large RPCs ran\n",
+                 upcxx::rank_me(), name_of(h), round, (int)g_from_self[slot], static_cast<unsigned long long>(g_small[slot]),
                  static_cast<unsigned long long>(2 * n), static_cast<unsigned long long>(g_large[slot]),
                  static_cast<unsigned long long>(n));
     std::exit(3);
   }
-  g_small[slot] = g_large[slot] = g_large_bytes[slot] = 0;
+  g_small[slot] = g_large[slot] = g_large_bytes[slot] = g_from_self[slot] = 0;
   for (auto& f : futs) f.wait();  // now really: the replies
   // The next round's calls must not run before everyone has counted this one.
   upcxx::barrier(tm);

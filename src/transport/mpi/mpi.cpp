@@ -354,6 +354,9 @@ class mpi_transport final : public transport {
     }
     return owing_.empty();
   }
+  // One machine: its ring. Several machines, one rank on each: every peer's messages were
+  // handled before it arrived (delivered()). Both at once: two queues.
+  bool one_queue() const override { return node_n_ == n_ || node_n_ <= 1; }
   // A barrier of its own over world_ (used only at start-up otherwise), so it never matches
   // the leaders' barrier.
   void exit_arrive() override { check(MPI_Ibarrier(world_, &exit_), "MPI_Ibarrier (exit)"); }

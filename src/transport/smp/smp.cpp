@@ -187,6 +187,7 @@ class smp_transport final : public transport {
     return did;
   }
 
+  bool one_queue() const override { return true; }
   void exit_arrive() override { header_->exits.fetch_add(1, std::memory_order_acq_rel); }
   bool exit_test() override { return header_->exits.load(std::memory_order_acquire) == static_cast<std::uint32_t>(n_); }
 
