@@ -334,11 +334,22 @@ inline void coll_check_caller([[maybe_unused]] const char* what) {
 #endif
 }
 
-// Team of one: every event happened before the call returns.
+// Team of one: the result is known at once, but it is notified in the next user-level
+// progress, as UPC++ does (its one-rank collectives complete from progress): a program may
+// rely on a collective's wait() making progress, e.g. `while (!got) reduce_all(..).wait();`
+// waiting for an rpc_ff it sent itself.
 template <typename Cx, typename... V>
 auto coll_complete_now(Cx&& completions, std::tuple<V...> vals) {
-  coll_decay_t<Cx> cxs(std::forward<Cx>(completions));
-  return complete_sync(cxs, std::tuple<>{}, vals, rank_me());
+  using cxs_t = coll_decay_t<Cx>;
+  cx_async_state<cxs_t, std::tuple<>, std::tuple<V...>> state(cxs_t(std::forward<Cx>(completions)), rank_me());
+  if constexpr (std::is_void_v<decltype(state.prepare())>) {
+    state.prepare();
+    state.template notify<cx_event::operation>(vals);
+  } else {
+    auto result = state.prepare();
+    state.template notify<cx_event::operation>(vals);
+    return result;
+  }
 }
 
 }  // namespace detail
