@@ -245,8 +245,9 @@ class machine {
       // A send that waits for room polls: internal progress, where no RPC body may run.
       runtime::rpc_direct_scope internal_only(false);
       auto& tp = runtime::the_transport();
+      // Untracked: a barrier need not wait for the acknowledgement of the last one's messages.
       auto st = tp.am_send(to, am_coll, std::as_bytes(std::span(&h, 1)), std::span<const std::byte>(bytes.data(), bytes.size()),
-                           transport::op_none);
+                           transport::op_untracked);
       if (st != transport::status::ok) util::fatal("sending a collective's message to rank %d failed", to);
       return;
     }

@@ -46,6 +46,9 @@ enum op_flags : std::uint32_t {
   // put only: `src` is valid only during the call (the value of a scalar upcxx::rput): the
   // transport must have read or copied it by the time it returns, and report cx_source.
   op_source_transient = 1u << 1,
+  // am_send only: the message need not be handled before its target's next barrier
+  // completes (delivered() may ignore it): the runtime's own barrier and collective messages.
+  op_untracked = 1u << 2,
 };
 
 // Caller-owned completion target for an asynchronous operation. The transport calls

@@ -241,7 +241,7 @@ class mpi_transport final : public transport {
       if (outbox_drained(r) && p.credits > 0) break;
       ::sched_yield();
     }
-    send_now(r, p, id, header, payload);
+    send_now(r, p, id, header, payload, (flags & op_untracked) == 0);
     return status::ok;
   }
 
@@ -331,14 +331,17 @@ class mpi_transport final : public transport {
 
   bool progress_required() const override { return outbox_.size() > 0 || !rma_.empty() || !sends_.empty(); }
 
-  // Parked messages have left, and every target of ours on another machine has given back
-  // all our credits (asked once for them). Ring messages need no more (transport.hpp).
+  // Parked messages have left, and every target of ours on another machine has handled our
+  // last tracked message: enough of our credits are back (asked once for them). Ring
+  // messages need no more (transport.hpp).
   bool delivered() override {
     if (outbox_.size() > 0) outbox_.drain_all([this](rank_t to, const outboxes::message& m) { return send_parked(to, m); });
     if (outbox_.size() > 0) return false;
     for (std::size_t i = 0; i < owing_.size();) {
       peer& p = peer_of(owing_[i]);
-      if (p.credits == credits_per_peer) {
+      // It handles our messages in order: once as many as up to the last tracked one have
+      // been handled (their credits are back), that one has.
+      if (p.sent - static_cast<std::uint64_t>(credits_per_peer - p.credits) >= p.tracked) {
         p.asked = false;
         p.owing = false;
         owing_[i] = owing_.back();
@@ -423,6 +426,8 @@ class mpi_transport final : public transport {
     int consumed = 0;                // its messages we consumed and have not returned credits for
     bool owing = false;              // listed in owing_
     bool asked = false;              // we asked for all our credits back (delivered())
+    std::uint64_t sent = 0;          // messages we sent it, ever
+    std::uint64_t tracked = 0;       // how many we had sent when we last sent a tracked one
   };
   struct rma_op {
     MPI_Request req;
@@ -498,12 +503,16 @@ class mpi_transport final : public transport {
   }
 
   void send_now(rank_t r, peer& p, am_handler_id id, std::span<const std::byte> header,
-                std::span<const std::byte> payload) {
-    if (!p.owing) {  // unacknowledged messages from now on
-      p.owing = true;
-      owing_.push_back(r);
+                std::span<const std::byte> payload, bool tracked = true) {
+    ++p.sent;
+    if (tracked) {  // delivered() waits until the target has handled it
+      p.tracked = p.sent;
+      p.asked = false;  // a request sent before this message does not cover it
+      if (!p.owing) {
+        p.owing = true;
+        owing_.push_back(r);
+      }
     }
-    p.asked = false;  // a request sent before this message does not cover it
     --p.credits;
     am_wire w{id, 0, static_cast<std::uint32_t>(header.size()), 0, 0};
     isend(r, std::as_bytes(std::span(&w, 1)), header, payload);
