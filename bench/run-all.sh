@@ -32,5 +32,8 @@ fi
 "$(dirname "$0")/notify.sh" "$build" 3
 # Task pool (bench/tasks.sh).
 "$(dirname "$0")/tasks.sh" "$build" 3
+# Polling with more ranks than cores (bench/behaviour.sh; given a second build, also the
+# barrier before and after the delivery guarantee).
+"$(dirname "$0")/behaviour.sh" "$build" 3
 # Scale: 2 to 1024 oversubscribed ranks on smp, 16 and 64 under mpirun (bench/scale.sh).
 "$(dirname "$0")/scale.sh" "$build" 3
