@@ -23,10 +23,9 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
