@@ -29,6 +29,13 @@
 // barrier, a rank that still lacks some asks such a target for them (one small message each
 // way, only to targets with messages not yet acknowledged). MPI keeps the order of messages
 // from one rank, so the target answers after handling everything we sent before the request.
+//
+// A simulated network (docs/architecture.md, "Simulated network"): GANNET_SIM_LATENCY_US=L
+// and GANNET_SIM_GBPS=B make every off-node operation look as if it crossed a network of
+// latency L microseconds and B gigabytes per second, without blocking anyone: a put
+// completes remotely no earlier than L + n/B after it was issued, a get (a round trip)
+// 2L + n/B, and a message that came through MPI is handled no earlier than L + n/B after
+// it arrived (in arrival order). On-node peers are not delayed.
 #include "transport/mpi/mpi.hpp"
 
 #include <fcntl.h>
@@ -39,6 +46,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -141,6 +149,32 @@ class mpi_transport final : public transport {
     }
     g_instance = this;
     if (we_initialized_) std::atexit(at_exit);
+
+    if (const char* v = std::getenv("GANNET_SIM_LATENCY_US"); v && *v) sim_latency_ns_ = parse_sim(v, "GANNET_SIM_LATENCY_US") * 1e3;
+    if (const char* v = std::getenv("GANNET_SIM_GBPS"); v && *v) {
+      const double gbps = parse_sim(v, "GANNET_SIM_GBPS");
+      if (gbps <= 0) util::fatal("GANNET_SIM_GBPS='%s': expected a bandwidth above 0 (gigabytes per second)", v);
+      sim_ns_per_byte_ = 1.0 / gbps;
+    }
+    sim_ = sim_latency_ns_ > 0 || sim_ns_per_byte_ > 0;
+  }
+
+  static double parse_sim(const char* v, const char* name) {
+    char* end = nullptr;
+    const double x = std::strtod(v, &end);
+    if (end == v || *end != '\0' || !(x >= 0) || x > 1e9)
+      util::fatal("%s='%s': expected a non-negative number", name, v);
+    return x;
+  }
+  static std::uint64_t now_ns() {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now().time_since_epoch())
+                                          .count());
+  }
+  // When an off-node transfer of n bytes that crosses the simulated network `trips` times
+  // may complete.
+  std::uint64_t sim_ready(std::size_t n, int trips) const {
+    return now_ns() + static_cast<std::uint64_t>(trips * sim_latency_ns_ + static_cast<double>(n) * sim_ns_per_byte_);
   }
 
   ~mpi_transport() override { shut_down(); }
@@ -193,6 +227,7 @@ class mpi_transport final : public transport {
       if (done) op.delivered = cx_source;
     }
     auto const now = static_cast<cx_bits>(op.delivered);
+    if (sim_) op.ready = sim_ready(n, 1);
     rma_.push_back(std::move(op));
     unflushed_.push_back(r);
     return {status::ok, now};
@@ -209,6 +244,7 @@ class mpi_transport final : public transport {
     check(MPI_Rget(dst, static_cast<int>(n), MPI_BYTE, r, disp(r, owner_addr), static_cast<int>(n), MPI_BYTE, win_,
                    &op.req),
           "MPI_Rget");
+    if (sim_) op.ready = sim_ready(n, 2);
     rma_.push_back(std::move(op));
     return {status::ok, cx_none};
   }
@@ -262,12 +298,20 @@ class mpi_transport final : public transport {
       } else {
         check(MPI_Ibarrier(leaders_, &barrier_), "MPI_Ibarrier");
         barrier_phase_ = 1;
+        if (sim_) {  // a dissemination barrier's rounds across the simulated network
+          int leaders = 1;
+          MPI_Comm_size(leaders_, &leaders);
+          int rounds = 0;
+          while ((1 << rounds) < leaders) ++rounds;
+          barrier_ready_ = sim_ready(0, rounds);
+        }
       }
     }
     if (barrier_phase_ == 1) {
       int done = 0;
-      check(MPI_Test(&barrier_, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
-      if (!done) return false;
+      if (barrier_ != MPI_REQUEST_NULL) check(MPI_Test(&barrier_, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
+      else done = 1;  // completed by MPI, waiting for the simulated network
+      if (!done || (sim_ && now_ns() < barrier_ready_)) return false;
       // Release: what this machine's ranks wrote before the barrier was acquired by the
       // machine barrier; they acquire the rest of the job's arrival here.
       if (node_n_ > 1) {
@@ -315,9 +359,26 @@ class mpi_transport final : public transport {
         MPI_Get_count(&st, MPI_BYTE, &bytes);
         recv_slot moved = std::move(s);
         recvs_.pop_front();
-        handle(st.MPI_SOURCE, moved.buf.get(), static_cast<std::size_t>(bytes));
+        if (sim_) {
+          // Held until the simulated network would have brought it, behind earlier ones.
+          const std::byte* b = moved.buf.get();
+          delayed_.push_back(delayed_message{std::max(sim_ready(static_cast<std::size_t>(bytes), 1), last_ready_),
+                                             st.MPI_SOURCE, std::vector<std::byte>(b, b + bytes)});
+          last_ready_ = delayed_.back().ready;
+        } else {
+          handle(st.MPI_SOURCE, moved.buf.get(), static_cast<std::size_t>(bytes));
+        }
         recvs_.push_back(std::move(moved));
         ++unposted_;
+      }
+    }
+    if (!delayed_.empty()) {
+      const std::uint64_t now = now_ns();
+      while (!delayed_.empty() && delayed_.front().ready <= now) {
+        delayed_message m = std::move(delayed_.front());
+        delayed_.pop_front();
+        handle(m.source, m.bytes.data(), m.bytes.size());
+        did = true;
       }
     }
     if (outbox_.size() > 0) did = outbox_.drain_all([this](rank_t to, const outboxes::message& m) {
@@ -437,6 +498,7 @@ class mpi_transport final : public transport {
     bool flushed;            // a put covered by an MPI_Win_flush: remotely complete
     std::uint8_t delivered;  // cx bits already reported
     std::unique_ptr<std::byte[]> staged;  // a put's copy of its source (see put)
+    std::uint64_t ready = 0;              // simulated network: not complete before (now_ns)
   };
 
   static void at_exit() {
@@ -600,6 +662,7 @@ class mpi_transport final : public transport {
         if (op.put && std::binary_search(unflushed_.begin(), unflushed_.end(), op.target)) op.flushed = true;
       unflushed_.clear();
     }
+    const std::uint64_t now = sim_ ? now_ns() : 0;
     for (std::size_t i = 0; i < rma_.size();) {
       int done = rma_[i].req == MPI_REQUEST_NULL;
       if (!done) check(MPI_Test(&rma_[i].req, &done, MPI_STATUS_IGNORE), "MPI_Test (RMA)");
@@ -609,7 +672,7 @@ class mpi_transport final : public transport {
         if (rma_[i].sink) rma_[i].sink->complete(cx_source);
       }
       rma_op& op = rma_[i];
-      bool remote = done && (!op.put || op.flushed);
+      bool remote = done && (!op.put || op.flushed) && op.ready <= now;  // (0 without the simulation)
       if (!remote) {
         ++i;
         continue;
@@ -816,6 +879,17 @@ class mpi_transport final : public transport {
   outboxes outbox_;                         // messages parked by handlers, per destination
   std::vector<rma_op> rma_;
   std::vector<rank_t> unflushed_;  // targets of puts not yet flushed
+  // The simulated network (GANNET_SIM_LATENCY_US, GANNET_SIM_GBPS): off by default.
+  bool sim_ = false;
+  double sim_latency_ns_ = 0, sim_ns_per_byte_ = 0;
+  struct delayed_message {
+    std::uint64_t ready;
+    rank_t source;
+    std::vector<std::byte> bytes;
+  };
+  std::deque<delayed_message> delayed_;  // arrived through MPI, handled once ready, in order
+  std::uint64_t last_ready_ = 0;
+  std::uint64_t barrier_ready_ = 0;  // the leaders' barrier may not complete before
   int poll_depth_ = 0;
 };
 
