@@ -57,7 +57,15 @@ int main() {
   // ---- part 1: a target that makes no progress ----
   upcxx::dist_object<upcxx::global_ptr<std::int64_t>> flag(upcxx::new_<std::int64_t>(0));
   upcxx::global_ptr<std::int64_t> wake = flag.fetch(sleeper).wait();
+  // The sleeper says when it has stopped making progress: until it leaves the barrier it
+  // still handles what reaches it (a barrier makes progress), which would make room for
+  // calls rank 0 expects to be refused.
+  upcxx::dist_object<upcxx::global_ptr<std::int64_t>> asleep(upcxx::new_<std::int64_t>(0));
+  upcxx::global_ptr<std::int64_t> asleep0 = asleep.fetch(0).wait();
   upcxx::barrier();
+  if (me == sleeper) upcxx::rput(std::int64_t{1}, asleep0).wait();
+  if (me == 0)
+    while (__atomic_load_n(asleep->local(), __ATOMIC_ACQUIRE) == 0) upcxx::progress();
   if (me == 0) {
     std::int64_t sent = 0;
     std::string what;
@@ -173,6 +181,7 @@ int main() {
   COMPAT_CHECK(summed == std::int64_t{calls} * (calls - 1) / 2);
 
   upcxx::delete_(*flag);
+  upcxx::delete_(*asleep);
   upcxx::barrier();
   if (me == 0) std::cout << "r2025_10_rpc_immediate: OK" << std::endl;
   upcxx::finalize();
