@@ -28,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gannet/notify.hpp>
 #include <gannet/tasks.hpp>
@@ -71,11 +72,22 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "inattentive") {
+    // The others send only once the victim has stopped making progress: until it leaves
+    // the barrier it would still handle their RPCs (a barrier makes progress and drains).
+    upcxx::dist_object<upcxx::global_ptr<int>> asleep(upcxx::new_<int>(0));
+    std::vector<upcxx::global_ptr<int>> flags;
+    if (me == victim)
+      for (int r = 0; r < upcxx::rank_n(); ++r) flags.push_back(asleep.fetch(r).wait());
+    upcxx::barrier();
     if (me == victim) {
+      for (auto& f : flags) upcxx::rput(1, f).wait();
       ::sleep(3);  // no progress: the RPCs sent to us wait
     } else {
+      while (__atomic_load_n(asleep->local(), __ATOMIC_ACQUIRE) == 0) upcxx::progress();
       upcxx::rpc(victim, [] { return 1; }).wait();
     }
+    upcxx::barrier();
+    upcxx::delete_(*asleep);
   } else if (mode == "team-assign-active") {
     upcxx::team t = upcxx::world().split(0, 0);
     t = upcxx::world().split(0, 0);
