@@ -528,8 +528,13 @@ void fail_collective_restricted(const char* what) {
 
 void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* client) {
   using namespace gannet::coll;
-  // Our calls are delivered before we arrive (runtime.hpp, barriers deliver).
-  if (kind == coll_kind::barrier) gannet::runtime::deliver_before_barrier();
+  // Our calls are delivered before we arrive (runtime.hpp, barriers deliver), and memputs
+  // are complete before any collective takes effect (gannet::overlap).
+  if (kind == coll_kind::barrier) {
+    gannet::runtime::deliver_before_barrier();
+  } else if (gannet::runtime::overlap_live()) {
+    gannet::runtime::overlap_sync_point();
+  }
   gannet::runtime::runtime_lock lock;
   const auto seq = static_cast<std::uint32_t>(team_next_collective(t));
   if (start_on_world_barrier(t, kind, client)) return;

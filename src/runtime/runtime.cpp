@@ -410,6 +410,7 @@ void finalize() {
     --detail::g_state.init_count;
     return;
   }
+  gannet::runtime::overlap_detach();   // nothing of gannet::overlap's in flight past here
   detail::barrier_unchecked(world());  // spec §2.3 ¶11
   r.tp->detach();
   r.heap.reset();
@@ -442,13 +443,16 @@ bool local_team_contains(intrank_t world_rank, ::upcxx::detail::source_loc loc) 
   return rt().local->from_world(world_rank, -1) >= 0;
 }
 
-void barrier(const team& t) {
+// Not inlined: its return address is the call site that names the phase it begins
+// (gannet::overlap; the signature stays UPC++'s).
+__attribute__((noinline)) void barrier(const team& t) {
   detail::check_init("upcxx::barrier()", ::upcxx::detail::source_loc::current());
   if (g_debug_checks) {
     if (in_progress()) detail::fail_restricted("upcxx::barrier()");  // spec §10.2 ¶4
     detail::check_master_persona("upcxx::barrier()");
   }
   detail::team_barrier(t);
+  gannet::runtime::overlap_barrier_done(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
 bool detail::debug_checks_enabled() { return g_debug_checks; }

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 #include "runtime/heap_allocator.hpp"
 #include "upcxx/init.hpp"
@@ -32,6 +33,30 @@ std::size_t rpc_large_outstanding();
 void deliver_before_barrier();
 void barrier_completed(bool through_queue = false);
 bool rpc_drain_after_barrier();
+
+// Automatic overlap (overlap.cpp, include/gannet/overlap.hpp). overlap_live() is true while
+// the layer has outstanding puts, queued aggregation or a phase with prefetches; the hooks
+// are called only then (overlap_barrier_done always: it begins the next phase).
+//   overlap_sync_point(): an operation that synchronizes is about to take effect (barrier
+//     arrival, collective or atomic initiation, RPC initiation, notified put): outstanding
+//     puts complete (not from inside a callback, where none can be outstanding) and the
+//     phase ends.
+//   overlap_before_user_progress(): user-level progress is starting: outstanding puts
+//     complete, so the callbacks it runs find none.
+//   overlap_barrier_done(call_site): a blocking barrier returned: the phase it begins, known
+//     by the barrier's call site, starts its prefetches.
+//   overlap_incoming(): an RPC or reply runs here: the phase's prefetches become stale.
+//   overlap_before_rma(): a upcxx::rput/rget (or non-contiguous one) through the transport
+//     touches [lo, hi) of rank: overlapping outstanding puts complete first, and a put makes
+//     overlapping prefetches stale.
+//   overlap_detach(): at finalize, before its barrier: everything completes and is freed.
+inline bool overlap_live() { return upcxx::detail::g_state.overlap_live.load(std::memory_order_relaxed); }
+void overlap_sync_point();
+void overlap_before_user_progress();
+void overlap_barrier_done(std::uintptr_t call_site);
+void overlap_incoming();
+void overlap_before_rma(int rank, std::uintptr_t lo, std::uintptr_t hi, bool put);
+void overlap_detach();
 
 // The transport's barrier over world, in collective order (runtime.cpp). A user queues with
 // an optional arrive(ctx), run just before this rank arrives (it may publish data that the

@@ -68,6 +68,18 @@ std::size_t collect(vis_runs& r, std::intptr_t delta, std::vector<wire_run>& out
   return total;
 }
 
+// gannet::overlap: the outstanding memputs these remote runs overlap complete first, and a put
+// makes the prefetches it overlaps stale (runtime.hpp, overlap_before_rma).
+void before_overlap(intrank_t rank, const std::vector<wire_run>& runs, bool put) {
+  if (runs.empty()) return;
+  std::uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (const auto& w : runs) {
+    lo = std::min<std::uintptr_t>(lo, w.addr);
+    hi = std::max<std::uintptr_t>(hi, w.addr + w.bytes);
+  }
+  rt::overlap_before_rma(rank, lo, hi, put);
+}
+
 [[noreturn]] void fail_lengths(const char* what, std::size_t src, std::size_t dst, const source_loc& loc) {
   fail_at(loc.file_name(), static_cast<int>(loc.line()),
           std::string(what) + ": the source runs hold " + std::to_string(src) + " bytes and the destination runs " +
@@ -285,6 +297,7 @@ void vis_put_remote(intrank_t rank, vis_runs& src, vis_runs& dst, rma_op* op, vo
                     const char* what, const source_loc& loc) {
   std::vector<wire_run> runs;
   const std::size_t total = collect(dst, 0, runs);
+  if (rt::overlap_live()) before_overlap(rank, runs, true);
   const std::size_t runs_bytes = runs.size() * sizeof(wire_run);
   std::unique_ptr<std::byte[]> body(new std::byte[runs_bytes + total + 1]);
   if (runs_bytes) std::memcpy(body.get(), runs.data(), runs_bytes);
@@ -315,6 +328,7 @@ void vis_get_remote(intrank_t rank, vis_runs& src, vis_runs& dst, rma_op* op, co
   std::vector<wire_run> runs;
   const std::size_t src_total = collect(src, 0, runs);
   if (src_total != dst_total) fail_lengths(what, src_total, dst_total, loc);
+  if (rt::overlap_live()) before_overlap(rank, runs, false);
   rt::runtime_lock lock;
   vis_head h{reinterpret_cast<std::uint64_t>(st.get()), runs.size(), src_total, kind_get, 0};
   rt::internal_send(rank, rt::internal_id::vis, &h, sizeof h, runs.data(), runs.size() * sizeof(wire_run));

@@ -5,6 +5,7 @@
 
 #include "upcxx/version.hpp"
 
+#include <atomic>
 #include <cstdint>
 
 #include "upcxx/detail/compat.hpp"
@@ -27,7 +28,14 @@ struct runtime_state {
   intrank_t rank_n = 0;
   int init_count = 0;  // nesting of init()/finalize(), spec §2.3
   const peer_view* peers = nullptr;
+  // gannet::overlap has outstanding puts, queued aggregation or a phase with prefetches: the
+  // operations that synchronize tell it first (src/runtime/overlap.cpp). Written by the
+  // thread that uses the layer; relaxed loads cost what a plain load does.
+  std::atomic<bool> overlap_live{false};
 };
+
+// A synchronization point for gannet::overlap (atomics on this machine call it inline).
+void overlap_sync_slow();
 
 extern runtime_state g_state;
 
