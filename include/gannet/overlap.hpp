@@ -62,6 +62,7 @@ void put_remote(upcxx::intrank_t rank, std::uintptr_t owner_addr, const void* sr
 void get_remote(void* dst, upcxx::intrank_t rank, std::uintptr_t owner_addr, std::size_t bytes);
 void aggregate_begin();
 void aggregate_end();
+[[noreturn]] void fail_device(const char* what);
 }  // namespace detail
 
 // Blocking put of count elements: when it returns, src may be reused; the bytes are visible
@@ -74,6 +75,7 @@ void memput(upcxx::global_ptr<T> dst, const T* src, std::size_t count) {
     std::memcpy(static_cast<void*>(dst.detail_local_unchecked()), src, count * sizeof(T));
     return;
   }
+  if (dst.heap_ != 0) detail::fail_device("gannet::overlap::memput");
   detail::put_remote(dst.where(), reinterpret_cast<std::uintptr_t>(dst.raw_), src, count * sizeof(T));
 }
 
@@ -87,6 +89,7 @@ void memget(T* dst, upcxx::global_ptr<const T> src, std::size_t count) {
     std::memcpy(static_cast<void*>(dst), src.detail_local_unchecked(), count * sizeof(T));
     return;
   }
+  if (src.heap_ != 0) detail::fail_device("gannet::overlap::memget");
   detail::get_remote(dst, src.where(), reinterpret_cast<std::uintptr_t>(src.raw_), count * sizeof(T));
 }
 template <typename T, typename = std::enable_if_t<!std::is_const_v<T>>>

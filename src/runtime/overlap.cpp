@@ -754,6 +754,12 @@ void get_remote(void* dst, intrank_t rank, std::uintptr_t addr, std::size_t byte
   ++ph->entries;
 }
 
+void fail_device(const char* what) {
+  util::fatal("%s: the global_ptr points into device memory; gannet::overlap moves host memory only (use "
+              "upcxx::copy for device memory)",
+              what);
+}
+
 void aggregate_begin() {
   rt::runtime_lock lock;
   configure();

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include <gannet/notify.hpp>
+#include <gannet/overlap.hpp>
 #include <gannet/tasks.hpp>
 #include <upcxx/upcxx.hpp>
 
@@ -94,6 +95,15 @@ int main(int argc, char** argv) {
   } else if (mode == "task-run-reentrant") {
     if (me == victim) pool->spawn(me, [](gannet::task_pool& p) { p.run(); });
     pool->run();
+  } else if (mode == "memget-in-rpc") {  // off-node only: on this machine memget is a plain copy
+    upcxx::global_ptr<int> x = upcxx::new_<int>(0);
+    upcxx::global_ptr<int> other = upcxx::broadcast(x, victim).wait();
+    if (me != victim)
+      upcxx::rpc(me, [other] {
+        int v;
+        gannet::overlap::memget(&v, other, 1);
+      }).wait();
+    upcxx::barrier();
   } else if (mode == "heap") {
     std::printf("rank %d heap %zu\n", me, upcxx::shared_segment_size());
   } else if (me == victim) {
