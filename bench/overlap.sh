@@ -21,7 +21,7 @@ run=$build/tools/gannet-run
 prog=$build/examples/overlap_kernels
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 tsv=$out/overlap.tsv
-echo -e "where\tranks\tlatency_us\tkernel\tvariant\tus_per_iteration" > "$tsv"
+[ -n "${REPORT_ONLY:-}" ] || echo -e "where\tranks\tlatency_us\tkernel\tvariant\tus_per_iteration" > "$tsv"
 one() {  # where ranks latency kernel variant
   local line
   if [ "$1" = mpi ]; then
@@ -32,7 +32,8 @@ one() {  # where ranks latency kernel variant
   fi
   echo -e "$1\t$2\t$3\t$4\t$5\t$(echo "$line" | sed -E 's/.*: ([0-9.]+) us per iteration.*/\1/')" >> "$tsv"
 }
-for n in 2 4; do
+# REPORT_ONLY=1: keep overlap.tsv, redo the report and the timing.
+[ -n "${REPORT_ONLY:-}" ] || for n in 2 4; do
   for lat in 0 2 5 10 20; do
     for k in halo cg gups bt burst; do
       for ((r = 0; r < reps; ++r)); do
@@ -41,7 +42,7 @@ for n in 2 4; do
     done
   done
 done
-for k in halo cg gups bt burst; do
+[ -n "${REPORT_ONLY:-}" ] || for k in halo cg gups bt burst; do
   for ((r = 0; r < reps + 2; ++r)); do
     for v in blocking auto; do one smp 2 0 "$k" "$v"; done
   done

@@ -8,6 +8,7 @@ each variant, the speedup of auto over blocking, auto against manual, and auto a
 compute-only limit; then the issue's targets; and writes an SVG plot of the speedup of auto
 (and manual) over blocking against the simulated latency, one line per kernel.
 """
+import math
 import statistics
 import sys
 from collections import defaultdict
@@ -57,6 +58,7 @@ def table(runs):
         near = sum(1 for k in FOUR
                    if fig(runs, ("mpi", n, 5.0, k, "auto"))[0] <= 1.10 * fig(runs, ("mpi", n, 5.0, k, "manual"))[0])
         print(f"- {n} ranks, 5 us: average speedup of auto over blocking {100 * (statistics.mean(sp) - 1):.0f}% "
+              f"(geometric mean {100 * (statistics.geometric_mean(sp) - 1):.0f}%) "
               f"({', '.join(f'{k} {s:.2f}x' for k, s in zip(FOUR, sp))}); within 10% of manual on {near} of 4")
         for k in ("cg", "burst"):
             s = fig(runs, ("mpi", n, 10.0, k, "blocking"))[0] / fig(runs, ("mpi", n, 10.0, k, "auto"))[0]
@@ -83,15 +85,19 @@ def plot(runs, path):
     W, H, L, R, T, B = 720, 420, 60, 150, 40, 50
     pw, ph = W - L - R, H - T - B
     xmax = max(lats) if lats else 20.0
+    top = math.log2(ymax * 1.15)
+    bottom = math.log2(0.8)
     sx = lambda v: L + pw * v / xmax
-    sy = lambda v: T + ph * (1 - (v - 0) / (ymax * 1.05))
+    sy = lambda v: T + ph * (1 - (math.log2(v) - bottom) / (top - bottom))  # log scale
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
            f'<rect width="{W}" height="{H}" fill="white"/>',
            f'<text x="{L}" y="22" font-size="14">Speedup over blocking copies, 2 ranks off-node (solid: automatic, dashed: hand-written)</text>']
-    for i in range(0, int(ymax * 1.05) + 1):
+    for i in (1, 1.5, 2, 3, 5, 10, 20, 50):
+        if i > ymax * 1.15:
+            break
         y = sy(i)
         out.append(f'<line x1="{L}" y1="{y:.1f}" x2="{L + pw}" y2="{y:.1f}" stroke="#ddd"/>')
-        out.append(f'<text x="{L - 8}" y="{y + 4:.1f}" text-anchor="end">{i}x</text>')
+        out.append(f'<text x="{L - 8}" y="{y + 4:.1f}" text-anchor="end">{i:g}x</text>')
     for lat in lats:
         x = sx(lat)
         out.append(f'<line x1="{x:.1f}" y1="{T}" x2="{x:.1f}" y2="{T + ph}" stroke="#eee"/>')

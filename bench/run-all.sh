@@ -37,3 +37,7 @@ fi
 "$(dirname "$0")/behaviour.sh" "$build" 3
 # Scale: 2 to 1024 oversubscribed ranks on smp, 16 and 64 under mpirun (bench/scale.sh).
 "$(dirname "$0")/scale.sh" "$build" 3
+# Automatic overlap: the kernels over the simulated network, blocking/auto/manual (bench/overlap.sh).
+if [ -x "$build/bench/gannet-bench-mpi-transport" ]; then
+  "$(dirname "$0")/overlap.sh" "$build" 3 100
+fi

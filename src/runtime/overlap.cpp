@@ -336,17 +336,17 @@ void complete_all_puts() {
 }
 
 // An access to [a, b) of t: completes the outstanding puts it overlaps (seed 002 §3.1, rule 2).
-void check_puts(target& t, std::uintptr_t a, std::uintptr_t b) {
+std::size_t last_conflict(target& t, std::uintptr_t a, std::uintptr_t b) {
   retire(t);
-  if (t.puts.empty() || b <= t.box_lo || a >= t.box_hi) return;
+  if (t.puts.empty() || b <= t.box_lo || a >= t.box_hi) return t.puts.size();
+  for (std::size_t i = t.puts.size(); i-- > 0;)
+    if (!t.puts[i]->done && t.puts[i]->overlaps(a, b)) return i;
+  return t.puts.size();
+}
+
+void check_puts(target& t, std::uintptr_t a, std::uintptr_t b) {
   const std::uint64_t t0 = g.timing ? now_ns() : 0;
-  std::size_t last = t.puts.size();
-  for (std::size_t i = t.puts.size(); i-- > 0;) {
-    if (!t.puts[i]->done && t.puts[i]->overlaps(a, b)) {
-      last = i;
-      break;
-    }
-  }
+  const std::size_t last = last_conflict(t, a, b);
   if (g.timing) g.st.check_ns += now_ns() - t0;
   if (last == t.puts.size()) return;
   ++g.st.put_conflicts;
@@ -422,13 +422,15 @@ void issue_chunk(phase_target& pt, std::size_t through = 0) {
 // A put to [a, b) of rank r: prefetches of those bytes would return what was there before.
 void stale_prefetches(intrank_t r, std::uintptr_t a, std::uintptr_t b) {
   if (!g.cur) return;
+  const std::uint64_t t0 = g.timing ? now_ns() : 0;
   phase_target* pt = g.cur->find(r);
-  if (!pt || b <= pt->box_lo || a >= pt->box_hi) return;
-  for (auto& e : pt->gets)
-    if (a < e->addr + e->bytes && e->addr < b && !e->stale) {
-      e->stale = true;
-      if (e->issued) ++g.st.prefetch_stale;
-    }
+  if (pt && b > pt->box_lo && a < pt->box_hi)
+    for (auto& e : pt->gets)
+      if (a < e->addr + e->bytes && e->addr < b && !e->stale) {
+        e->stale = true;
+        if (e->issued) ++g.st.prefetch_stale;
+      }
+  if (g.timing) g.st.check_ns += now_ns() - t0;
 }
 
 // The end of the current phase (§3.2): entries nobody asked for leave the history.
