@@ -69,7 +69,7 @@ std::uint64_t now_ns() {
 struct put_rec final : tr::completion_sink {
   std::uintptr_t lo = 0, hi = 0;  // remote bytes [lo, hi)
   // An aggregated put: its runs (lo/hi their box); empty for a plain put.
-  std::vector<std::pair<std::uintptr_t, std::size_t>> runs;
+  std::vector<std::pair<std::uintptr_t, std::size_t>> runs;  // (address, bytes)
   bool source_done = false;
   bool done = false;
   void complete(tr::cx_bits b) override {
@@ -88,38 +88,30 @@ struct put_rec final : tr::completion_sink {
 // The runtime side of a non-contiguous transfer the aggregation sends (vis.cpp reports to it).
 struct agg_op final : upcxx::detail::rma_op {
   put_rec* rec = nullptr;  // a put: marked done at operation completion
-  bool* landed = nullptr;  // a get: set at operation completion
+  int* gets_in_flight = nullptr;  // a get: counted down at operation completion
   static void events(upcxx::detail::rma_op* base, unsigned ev) {
     auto* self = static_cast<agg_op*>(base);
     ev &= self->pending;
     if (ev & upcxx::detail::ev_operation) {
       if (self->rec) self->rec->done = self->rec->source_done = true;
-      if (self->landed) *self->landed = true;
+      if (self->gets_in_flight) --*self->gets_in_flight;
     }
     self->pending &= ~ev;
     if (self->pending == 0) delete self;
   }
 };
 
-struct queued_get {
-  std::uintptr_t addr;
-  std::size_t bytes;
-  void* dst;
-};
-struct queued_put {
-  std::uintptr_t addr;
-  std::size_t bytes;
-};
+using run = std::pair<std::uintptr_t, std::size_t>;  // (address, bytes)
 
 struct target {
   intrank_t rank = 0;
   std::deque<std::unique_ptr<put_rec>> puts;
   std::uintptr_t box_lo = UINTPTR_MAX, box_hi = 0;
   bool active = false;  // listed in state::active
-  // Aggregation queues.
-  std::vector<queued_get> agg_gets;
-  std::vector<queued_put> agg_puts;
-  std::vector<std::byte> agg_pack;  // the queued puts' bytes, in order
+  // Aggregation queues, as the runs of the transfers they become.
+  std::vector<run> agg_get_src, agg_get_dst;  // remote runs, and where they land here
+  std::vector<run> agg_puts;                  // remote runs
+  std::vector<std::byte> agg_pack;            // the queued puts' bytes, in order
   bool agg_listed = false;
 };
 
@@ -243,8 +235,9 @@ void configure() {
 }
 
 void set_live() {
-  upcxx::detail::g_state.overlap_live.store(
-      g.outstanding > 0 || g.cur != nullptr || !g.agg_targets.empty(), std::memory_order_relaxed);
+  const bool puts = g.outstanding > 0 || !g.agg_targets.empty();
+  rt::g_overlap_puts.store(puts, std::memory_order_relaxed);
+  upcxx::detail::g_state.overlap_live.store(puts || g.cur != nullptr, std::memory_order_relaxed);
 }
 
 // Blocking calls are errors where wait() is (spec §10.2): inside callbacks progress runs.
@@ -305,16 +298,13 @@ void retire(target& t) {
 }
 
 // Completes t's puts up to and including index `last`.
+// The FIFO does not change meanwhile: the caller is busy, so no hook retires or appends.
 void complete_through(target& t, std::size_t last) {
-  put_rec* rec = t.puts[last].get();
-  std::vector<put_rec*> prefix;
-  for (std::size_t i = 0; i <= last; ++i) prefix.push_back(t.puts[i].get());
   wait_for([&] {
-    for (put_rec* p : prefix)
-      if (!p->done) return false;
+    for (std::size_t i = 0; i <= last; ++i)
+      if (!t.puts[i]->done) return false;
     return true;
   });
-  (void)rec;
   retire(t);
 }
 
@@ -524,84 +514,65 @@ struct wait_sink final : tr::completion_sink {
   }
 };
 
-void blocking_get(void* dst, intrank_t r, std::uintptr_t addr, std::size_t n) {
+// A put (from `here`) or a get (into it) that returns complete.
+void blocking_copy(bool put, intrank_t r, std::uintptr_t addr, void* here, std::size_t n) {
   wait_sink s;
-  auto res = rt::the_transport().get(r, addr, dst, n, &s, tr::op_none);
-  s.complete(res.done);
-  busy_scope busy;
-  wait_for([&] { return s.remote; });
-}
-
-void blocking_put(intrank_t r, std::uintptr_t addr, const void* src, std::size_t n) {
-  wait_sink s;
-  auto res = rt::the_transport().put(r, addr, src, n, &s, tr::op_none);
-  s.complete(res.done);
+  auto& tp = rt::the_transport();
+  s.complete((put ? tp.put(r, addr, here, n, &s, tr::op_none) : tp.get(r, addr, here, n, &s, tr::op_none)).done);
   busy_scope busy;
   wait_for([&] { return s.remote; });
 }
 
 // ---- aggregation ----
 
-struct run_list final : upcxx::detail::vis_runs {
-  const std::pair<std::uintptr_t, std::size_t>* cur;
-  const std::pair<std::uintptr_t, std::size_t>* end;
-  run_list(const std::pair<std::uintptr_t, std::size_t>* b, const std::pair<std::uintptr_t, std::size_t>* e)
-      : vis_runs{&run_list::step}, cur(b), end(e) {}
-  static bool step(vis_runs* base, std::uintptr_t* a, std::size_t* n) {
-    auto* self = static_cast<run_list*>(base);
-    if (self->cur == self->end) return false;
-    *a = self->cur->first;
-    *n = self->cur->second;
-    ++self->cur;
-    return true;
-  }
-};
+// The runs of a queue, as vis.cpp reads them.
+auto runs_of(const run* b, const run* e) {
+  return upcxx::detail::vis_iter(b, e, [](const run& r, std::uintptr_t* a, std::size_t* n) {
+    *a = r.first;
+    *n = r.second;
+  });
+}
 
 // Sends the queued operations: per target one get, then one put (§3.3).
 void flush_aggregation() {
   if (g.agg_targets.empty()) return;
   busy_scope busy;
   const auto loc = upcxx::detail::source_loc::current();
-  std::vector<std::unique_ptr<bool>> landed;
+  int gets_in_flight = 0;
   for (target* t : g.agg_targets) {
     t->agg_listed = false;
-    if (!t->agg_gets.empty()) {
-      std::vector<std::pair<std::uintptr_t, std::size_t>> src, dst;
-      for (const auto& q : t->agg_gets) {
-        src.emplace_back(q.addr, q.bytes);
-        dst.emplace_back(reinterpret_cast<std::uintptr_t>(q.dst), q.bytes);
-      }
-      landed.push_back(std::make_unique<bool>(false));
+    if (!t->agg_get_src.empty()) {
       auto* op = new agg_op;
-      op->landed = landed.back().get();
+      op->gets_in_flight = &gets_in_flight;
       op->pending = upcxx::detail::ev_source | upcxx::detail::ev_operation | upcxx::detail::ev_hold;
       op->on_events = &agg_op::events;
-      run_list s(src.data(), src.data() + src.size()), d(dst.data(), dst.data() + dst.size());
-      upcxx::detail::vis_get_remote(t->rank, s, d, op, "gannet::overlap::aggregate", loc);
+      ++gets_in_flight;
+      auto src = runs_of(t->agg_get_src.data(), t->agg_get_src.data() + t->agg_get_src.size());
+      auto dst = runs_of(t->agg_get_dst.data(), t->agg_get_dst.data() + t->agg_get_dst.size());
+      upcxx::detail::vis_get_remote(t->rank, src, dst, op, "gannet::overlap::aggregate", loc);
       ++g.st.aggregate_sends;
-      g.st.aggregated += t->agg_gets.size();
-      t->agg_gets.clear();
+      g.st.aggregated += t->agg_get_src.size();
+      t->agg_get_src.clear();
+      t->agg_get_dst.clear();
     }
     if (!t->agg_puts.empty()) {
       auto rec = fresh_rec();
+      rec->runs.swap(t->agg_puts);  // the spare record's empty vector becomes the next queue
       rec->lo = UINTPTR_MAX;
       rec->hi = 0;
-      for (const auto& q : t->agg_puts) {
-        rec->runs.emplace_back(q.addr, q.bytes);
-        rec->lo = std::min(rec->lo, q.addr);
-        rec->hi = std::max(rec->hi, q.addr + q.bytes);
+      for (const run& r : rec->runs) {
+        rec->lo = std::min(rec->lo, r.first);
+        rec->hi = std::max(rec->hi, r.first + r.second);
       }
       auto* op = new agg_op;
       op->rec = rec.get();
       op->pending = upcxx::detail::ev_source | upcxx::detail::ev_operation | upcxx::detail::ev_hold;
       op->on_events = &agg_op::events;
-      const std::pair<std::uintptr_t, std::size_t> packed{reinterpret_cast<std::uintptr_t>(t->agg_pack.data()),
-                                                          t->agg_pack.size()};
-      run_list s(&packed, &packed + 1), d(rec->runs.data(), rec->runs.data() + rec->runs.size());
-      upcxx::detail::vis_put_remote(t->rank, s, d, op, nullptr, "gannet::overlap::aggregate", loc);
+      const run packed{reinterpret_cast<std::uintptr_t>(t->agg_pack.data()), t->agg_pack.size()};
+      auto src = runs_of(&packed, &packed + 1), dst = runs_of(rec->runs.data(), rec->runs.data() + rec->runs.size());
+      upcxx::detail::vis_put_remote(t->rank, src, dst, op, nullptr, "gannet::overlap::aggregate", loc);
       ++g.st.aggregate_sends;
-      g.st.aggregated += t->agg_puts.size();
-      t->agg_puts.clear();
+      g.st.aggregated += rec->runs.size();
       t->agg_pack.clear();
       if (rec->done) {
         recycle(std::move(rec));
@@ -611,12 +582,7 @@ void flush_aggregation() {
     }
   }
   g.agg_targets.clear();
-  if (!landed.empty())
-    wait_for([&] {
-      for (auto& l : landed)
-        if (!*l) return false;
-      return true;
-    });
+  wait_for([&] { return gets_in_flight == 0; });
   set_live();
 }
 
@@ -628,9 +594,17 @@ void agg_list(target& t) {
 }
 
 bool overlaps_queued_puts(const target& t, std::uintptr_t a, std::uintptr_t b) {
-  for (const auto& q : t.agg_puts)
-    if (a < q.addr + q.bytes && q.addr < b) return true;
+  for (const run& q : t.agg_puts)
+    if (a < q.first + q.second && q.first < b) return true;
   return false;
+}
+
+// The start of every memput and memget off-node (the caller holds the runtime lock).
+target& enter(const char* what, intrank_t rank) {
+  check_context(what);
+  configure();
+  g.used = true;
+  return target_of(rank);
 }
 
 }  // namespace
@@ -640,20 +614,17 @@ bool overlaps_queued_puts(const target& t, std::uintptr_t a, std::uintptr_t b) {
 namespace detail {
 
 void put_remote(intrank_t rank, std::uintptr_t addr, const void* src, std::size_t bytes) {
-  check_context("gannet::overlap::memput");
   rt::runtime_lock lock;
-  configure();
-  g.used = true;
+  target& t = enter("gannet::overlap::memput", rank);
   ++g.st.puts;
-  target& t = target_of(rank);
   stale_prefetches(rank, addr, addr + bytes);
   check_puts(t, addr, addr + bytes);  // two puts to the same bytes are not ordered otherwise
   if (!g.enabled) {
-    blocking_put(rank, addr, src, bytes);
+    blocking_copy(true, rank, addr, const_cast<void*>(src), bytes);
     return;
   }
   if (g.agg_depth > 0 && !g.agg_broken) {
-    t.agg_puts.push_back({addr, bytes});
+    t.agg_puts.emplace_back(addr, bytes);
     const auto* p = static_cast<const std::byte*>(src);
     t.agg_pack.insert(t.agg_pack.end(), p, p + bytes);
     agg_list(t);
@@ -682,15 +653,12 @@ void put_remote(intrank_t rank, std::uintptr_t addr, const void* src, std::size_
 }
 
 void get_remote(void* dst, intrank_t rank, std::uintptr_t addr, std::size_t bytes) {
-  check_context("gannet::overlap::memget");
   rt::runtime_lock lock;
-  configure();
-  g.used = true;
+  target& t = enter("gannet::overlap::memget", rank);
   ++g.st.gets;
-  target& t = target_of(rank);
   check_puts(t, addr, addr + bytes);  // a get sees the bytes put before it
   if (!g.enabled) {
-    blocking_get(dst, rank, addr, bytes);
+    blocking_copy(false, rank, addr, dst, bytes);
     return;
   }
   if (g.agg_depth > 0 && !g.agg_broken && overlaps_queued_puts(t, addr, addr + bytes)) {
@@ -715,7 +683,7 @@ void get_remote(void* dst, intrank_t rank, std::uintptr_t addr, std::size_t byte
         wait_for([&e] { return !e.inflight; });
       }
       if (e.stale || !e.buf) {
-        blocking_get(dst, rank, addr, bytes);
+        blocking_copy(false, rank, addr, dst, bytes);
       } else {
         std::memcpy(dst, e.buf.get(), bytes);
         ++g.st.prefetch_hits;
@@ -729,13 +697,14 @@ void get_remote(void* dst, intrank_t rank, std::uintptr_t addr, std::size_t byte
     }
   }
   if (aggregating) {
-    t.agg_gets.push_back({addr, bytes, dst});
+    t.agg_get_src.emplace_back(addr, bytes);
+    t.agg_get_dst.emplace_back(reinterpret_cast<std::uintptr_t>(dst), bytes);
     agg_list(t);
     set_live();
     return;
   }
   const std::uint64_t start = ph ? now_ns() : 0;
-  blocking_get(dst, rank, addr, bytes);
+  blocking_copy(false, rank, addr, dst, bytes);
   if (!ph || ph->entries >= g.max_entries) return;
   // Worth prefetching next time when the time this get could overlap (since the phase began)
   // exceeds the cost of copying it out of a buffer (§3.2): ~10 GB/s plus a fixed cost.
@@ -832,6 +801,8 @@ namespace gannet::runtime {
 
 using namespace gannet::overlap;
 
+std::atomic<bool> g_overlap_puts{false};
+
 void overlap_sync_point() {
   runtime_lock lock;
   if (g.busy) return;  // the layer's own waiting: the operation came before the outstanding ones
@@ -873,7 +844,7 @@ void overlap_before_rma(int rank, std::uintptr_t lo, std::uintptr_t hi, bool put
   auto it = g.targets.find(rank);
   if (put) stale_prefetches(rank, lo, hi);
   if (it == g.targets.end()) return;
-  if (!it->second.agg_gets.empty() || !it->second.agg_puts.empty()) flush_aggregation();
+  if (!it->second.agg_get_src.empty() || !it->second.agg_puts.empty()) flush_aggregation();
   check_puts(it->second, lo, hi);
   set_live();
 }
@@ -896,7 +867,7 @@ void overlap_detach() {
   const statistics kept = g.st;
   g = state();
   g.st = kept;
-  upcxx::detail::g_state.overlap_live.store(false, std::memory_order_relaxed);
+  set_live();
 }
 
 }  // namespace gannet::runtime

@@ -64,7 +64,7 @@ bool progress_once(progress_level level, bool waiting = false) {
   bool outer = !t.in_user_progress;
   // Callbacks that this progress runs may synchronize with other ranks: memputs complete
   // first (gannet::overlap), while waiting for them is still allowed.
-  if (user && outer && gannet::runtime::overlap_live()) gannet::runtime::overlap_before_user_progress();
+  if (user && outer && gannet::runtime::overlap_puts_pending()) gannet::runtime::overlap_before_user_progress();
   if (user) t.in_user_progress = true;
   if (detail::g_state.init_count > 0) {
     // RPCs run only in user-level progress of the master persona (spec §9.1, §10.5);

@@ -41,8 +41,8 @@ bool rpc_drain_after_barrier();
 //     arrival, collective or atomic initiation, RPC initiation, notified put): outstanding
 //     puts complete (not from inside a callback, where none can be outstanding) and the
 //     phase ends.
-//   overlap_before_user_progress(): user-level progress is starting: outstanding puts
-//     complete, so the callbacks it runs find none.
+//   overlap_before_user_progress(): user-level progress is starting with memputs pending
+//     (overlap_puts_pending()): they complete, so the callbacks it runs find none.
 //   overlap_barrier_done(call_site): a blocking barrier returned: the phase it begins, known
 //     by the barrier's call site, starts its prefetches.
 //   overlap_incoming(): an RPC or reply runs here: the phase's prefetches become stale.
@@ -51,6 +51,10 @@ bool rpc_drain_after_barrier();
 //     overlapping prefetches stale.
 //   overlap_detach(): at finalize, before its barrier: everything completes and is freed.
 inline bool overlap_live() { return upcxx::detail::g_state.overlap_live.load(std::memory_order_relaxed); }
+// Outstanding memputs or queued aggregation (what overlap_before_user_progress completes):
+// a phase with prefetches alone does not make progress call in.
+extern std::atomic<bool> g_overlap_puts;
+inline bool overlap_puts_pending() { return g_overlap_puts.load(std::memory_order_relaxed); }
 void overlap_sync_point();
 void overlap_before_user_progress();
 void overlap_barrier_done(std::uintptr_t call_site);
