@@ -60,7 +60,8 @@ thread_state& tls() {
 bool progress_once(progress_level level, bool waiting = false) {
   bool did = false;
   thread_state& t = tls();
-  const bool user = level == progress_level::user;
+  // Inside init() every pass is internal: no user callback runs there (runtime.hpp).
+  const bool user = level == progress_level::user && !gannet::runtime::g_initializing;
   bool outer = !t.in_user_progress;
   // Callbacks that this progress runs may synchronize with other ranks: memputs complete
   // first (gannet::overlap), while waiting for them is still allowed.
@@ -115,7 +116,7 @@ bool progress_once(progress_level level, bool waiting = false) {
 // progress of the master persona (runtime.hpp, barriers deliver). Without the master
 // persona they wait for its next user-level progress.
 void detail::drain_after_barrier() {
-  if (detail::g_state.init_count == 0 || !g_master.active_with_caller()) return;
+  if (detail::g_state.init_count == 0 || gannet::runtime::g_initializing || !g_master.active_with_caller()) return;
   thread_state& t = tls();
   const bool outer = !t.in_user_progress;
   t.in_user_progress = true;

@@ -132,6 +132,7 @@ unsigned spin_limit() { return g_spin_limit; }
 void choose_spin_limit(int local_ranks, int cores) { g_spin_limit = (cores > 0 && local_ranks > cores) ? 1 : 64; }
 
 std::atomic<bool> g_thread_safe{false};
+bool g_initializing = false;
 namespace {
 std::recursive_mutex g_big_lock;
 }  // namespace
@@ -335,6 +336,10 @@ void detail::init_library(bool par, bool debug) {
   if (par) gannet::runtime::enable_thread_safety();
   if (debug) g_debug_checks = true;
   if (detail::g_state.init_count++ > 0) return;  // nested init: count only (spec §2.3 ¶3)
+  // No user callback runs inside init() (runtime.hpp): a peer already past its init() may
+  // send to us while we wait in the barrier below, before the program has set up what its
+  // handlers use.
+  gannet::runtime::g_initializing = true;
 
   if (!r.tp) {
     r.tp = gannet::transport::make_transport(gannet::runtime::heap_size_from_env());
@@ -400,6 +405,7 @@ void detail::init_library(bool par, bool debug) {
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = ::on_exit(exit_without_finalize, nullptr) == 0;
   detail::barrier_unchecked(world());
+  gannet::runtime::g_initializing = false;
 }
 
 void finalize() {

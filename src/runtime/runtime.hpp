@@ -100,6 +100,12 @@ bool notify_finish();
 void wait_until_aborting_or(bool (*done)(void*), void* arg,
                             upcxx::progress_level level = upcxx::progress_level::user);
 
+// While the library initializes (upcxx::init()), no user callback runs: progress there is
+// internal only, and RPCs, as_rpc completions, LPCs and notifications that arrive wait (RPCs
+// in the backlog, in arrival order) for the first user-level progress after init() returns.
+// A program sets up what its handlers use right after init() (docs/compatibility.md).
+extern bool g_initializing;
+
 // One pass of progress at `level`, without the idle yield upcxx::progress() makes when ranks
 // outnumber cores (for loops with a backoff of their own); true if it did anything.
 bool progress_pass(upcxx::progress_level level);
