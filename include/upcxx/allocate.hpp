@@ -59,6 +59,16 @@ T* own_address(const global_ptr<T>& g) {
   return const_cast<T*>(g.raw_);
 }
 
+// Freeing after finalize() (or before init()) does nothing: the shared heap went with
+// finalize(), and RAII owners local to main() are destroyed after it (docs/compatibility.md).
+// True when the caller is to return without touching the pointer; debug codemode warns
+// once per process, naming the first such call site.
+[[nodiscard]] bool freed_while_uninitialized(const char* what, const detail::source_loc& loc, bool warn);
+inline bool freed_late(const char* what, const detail::source_loc& loc) {
+  if (UPCXX_DETAIL_LIKELY(g_state.init_count > 0)) return false;
+  return freed_while_uninitialized(what, loc, UPCXX_ASSERT_ENABLED);
+}
+
 // Debug codemode: only the rank that allocated shared memory may free it.
 inline void check_mine([[maybe_unused]] const char* what, [[maybe_unused]] intrank_t owner,
                        [[maybe_unused]] const detail::source_loc& loc) {
@@ -86,7 +96,7 @@ std::size_t shared_segment_size();
 std::size_t shared_segment_used();
 
 void* allocate(std::size_t size, std::size_t alignment = alignof(std::max_align_t));
-void deallocate(void* p);
+void deallocate(void* p, detail::source_loc loc = detail::source_loc::current());
 
 // Both spellings of the typed form work: allocate<T>(n, align) (spec 2020.10) and
 // allocate<T, align>(n) (earlier revisions).
@@ -98,7 +108,7 @@ global_ptr<T> allocate(std::size_t n = 1, std::size_t alignment = Alignment) {
 
 template <typename T>
 void deallocate(global_ptr<T> g, detail::source_loc loc = detail::source_loc::current()) {
-  if (g.is_null()) return;
+  if (g.is_null() || detail::freed_late("upcxx::deallocate", loc)) return;
   detail::check_mine("upcxx::deallocate", g.where(), loc);
   detail::heap_deallocate(detail::own_address(g));
 }
@@ -165,7 +175,7 @@ global_ptr<T> new_array(std::size_t n) {
 
 template <typename T>
 void delete_(global_ptr<T> g, detail::source_loc loc = detail::source_loc::current()) {
-  if (g.is_null()) return;
+  if (g.is_null() || detail::freed_late("upcxx::delete_", loc)) return;
   detail::check_mine("upcxx::delete_", g.where(), loc);
   T* p = detail::own_address(g);
   p->~T();
@@ -174,7 +184,7 @@ void delete_(global_ptr<T> g, detail::source_loc loc = detail::source_loc::curre
 
 template <typename T>
 void delete_array(global_ptr<T> g, detail::source_loc loc = detail::source_loc::current()) {
-  if (g.is_null()) return;
+  if (g.is_null() || detail::freed_late("upcxx::delete_array", loc)) return;
   detail::check_mine("upcxx::delete_array", g.where(), loc);
   using U = std::remove_cv_t<T>;
   U* elems = const_cast<U*>(detail::own_address(g));

@@ -606,7 +606,10 @@ void* allocate(std::size_t size, std::size_t alignment) {
   return detail::heap_allocate(size, alignment);
 }
 
-void deallocate(void* p) { detail::heap_deallocate(p); }
+void deallocate(void* p, detail::source_loc loc) {
+  if (!p || detail::freed_late("upcxx::deallocate", loc)) return;
+  detail::heap_deallocate(p);
+}
 
 namespace detail {
 
@@ -617,6 +620,17 @@ void* heap_allocate(std::size_t size, std::size_t alignment) {
   if (!r.heap) gannet::util::fatal("shared-heap allocation while UPC++ is not initialized");
   if (r.heap_destroyed) return nullptr;
   return r.heap->allocate(size, alignment);
+}
+
+bool freed_while_uninitialized(const char* what, const source_loc& loc, bool warn) {
+  if (g_state.init_count > 0) return false;
+  static std::atomic<bool> warned{false};
+  if (warn && !warned.exchange(true))
+    gannet::util::warn("%s at %s:%u while UPC++ is not initialized (after upcxx::finalize()): nothing is freed and "
+                       "no destructor runs, the shared heap went with finalize(); free shared objects before "
+                       "finalize(). Reported once per process (debug codemode).",
+                       what, loc.file_name(), loc.line());
+  return true;
 }
 
 void heap_deallocate(void* p) {
