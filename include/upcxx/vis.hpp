@@ -10,7 +10,8 @@
 //
 // Every call is one-sided and takes any completion object (completion.hpp). Puts and copy
 // signal source, remote (remote_cx::as_rpc) and operation completion; gets signal operation
-// completion only (spec 15.2.3 ¶16, 15.2.5 ¶11, 15.2.7 ¶8).
+// completion (spec 15.2.3 ¶16, 15.2.5 ¶11, 15.2.7 ¶8) and, as in UPC++, remote completion:
+// a get's remote_cx::as_rpc runs at the source's owner after the data has been read.
 //
 // Paths. When the remote side is load/store addressable from this process (global_ptr::
 // is_local(): every rank on this machine) the runs are copied with memcpy before the call
@@ -163,11 +164,13 @@ struct vis_op final : rma_op {
 template <typename Cxs>
 inline constexpr bool vis_cx_ok = is_completions<Cxs>::value;
 
+// Gets have no source completion (spec 15.2.3 ¶16). Remote completion (remote_cx::as_rpc),
+// which the specification lists for puts only, is accepted as UPC++ accepts it: the RPC runs
+// at the owner of the source once the data has been read.
 template <typename Cxs>
-struct vis_operation_only : std::false_type {};
+struct vis_no_source : std::false_type {};
 template <typename... Items>
-struct vis_operation_only<completions<Items...>>
-    : std::bool_constant<((Items::event == cx_event::operation) && ...)> {};
+struct vis_no_source<completions<Items...>> : std::bool_constant<((Items::event != cx_event::source) && ...)> {};
 
 // Put from local runs to runs at `rank`. `local`: rank's memory is addressable here.
 template <typename Cx>
@@ -194,15 +197,17 @@ auto vis_get(intrank_t rank, bool local, vis_runs& src, vis_runs& dst, Cx&& comp
   static_assert(vis_cx_ok<cxs_t>,
                 "upcxx::rget_{irregular,regular,strided}: the last argument must be a completion object "
                 "(operation_cx::as_future(), operation_cx::as_promise(p), ...)");
-  static_assert(vis_operation_only<cxs_t>::value,
-                "upcxx::rget_{irregular,regular,strided} signal operation completion only (spec 15.2.3 ¶16): "
-                "use operation_cx:: completions");
+  static_assert(vis_no_source<cxs_t>::value,
+                "upcxx::rget_{irregular,regular,strided} have no source completion (spec 15.2.3 ¶16): "
+                "use operation_cx:: (or remote_cx::as_rpc) completions");
   cxs_t cxs(std::forward<Cx>(completions));
   if (local) {
     vis_copy_local(src, g_state.peers[rank].delta, dst, 0, what, loc);
-    return complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, g_state.rank_me);
+    return complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, rank);
   }
-  auto* op = new vis_op<cxs_t>(std::move(cxs), ev_operation, g_state.rank_me, false);
+  // remote_cx::as_rpc leaves for the source's owner at operation completion (the data has
+  // been read).
+  auto* op = new vis_op<cxs_t>(std::move(cxs), ev_operation, rank, false);
   return start_async(op, [&] { vis_get_remote(rank, src, dst, op, what, loc); });
 }
 

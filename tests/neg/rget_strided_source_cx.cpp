@@ -1,4 +1,4 @@
-// expect: signal operation completion only
+// expect: have no source completion
 #include <upcxx/upcxx.hpp>
 void f(upcxx::global_ptr<int> g, int* d) {
   std::array<std::ptrdiff_t, 1> s{4};
