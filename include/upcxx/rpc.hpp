@@ -22,6 +22,7 @@
 #include "upcxx/version.hpp"
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <functional>
@@ -382,19 +383,43 @@ struct rpc_exec {
 template <typename Cxs, typename Vals, typename Wire>
 struct rpc_reply_state;
 
+// Whether every operation notification of a completion object is an LPC (as_lpc): those
+// are enqueued to their persona from any thread, so the reply needs no detour through the
+// initiating persona (a thread that initiates and then makes no progress still sees its
+// as_lpc run on the thread that holds the target persona).
+template <typename Item>
+inline constexpr bool lpc_or_not_operation = Item::event != cx_event::operation;
+template <typename Fn>
+inline constexpr bool lpc_or_not_operation<lpc_cx<cx_event::operation, Fn>> = true;
+template <typename Cx>
+inline constexpr bool operation_lpcs_only = false;
+template <typename... Cx>
+inline constexpr bool operation_lpcs_only<completions<Cx...>> = (lpc_or_not_operation<Cx> && ...);
+
 template <typename Cxs, typename... V, typename... W>
 struct rpc_reply_state<Cxs, std::tuple<V...>, std::tuple<W...>> final : reply_base {
+  static constexpr bool from_any_thread = operation_lpcs_only<Cxs>;
   cx_async_state<Cxs, std::tuple<>, std::tuple<V...>> cx;
+  // From any thread, the reply may be delivered while the initiator is still inside rpc()
+  // notifying source completion: the last of the two frees the state.
+  std::atomic<int> holds{2};
   rpc_reply_state(Cxs&& c, intrank_t target) : cx(std::move(c), target) {
     deliver = &rpc_reply_state::deliver_reply;
     owner = cx.initiator;
+    any_thread = from_any_thread;
+  }
+  void release() {
+    if constexpr (from_any_thread) {
+      if (holds.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    }
+    delete this;
   }
   static void deliver_reply(reply_base* base, const std::byte* bytes, std::size_t) {
     auto* self = static_cast<rpc_reply_state*>(base);
     serial_reader r(bytes);
     std::tuple<V...> vals{deserialize_from<W>(r)...};  // braces: read in order
     self->cx.template notify<cx_event::operation>(vals);
-    delete self;
+    self->release();
   }
 };
 
@@ -468,9 +493,10 @@ auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   }
   auto send = [&] {
     if constexpr (!Immediate) send_call<F>(target, reply_to, fn, args...);
-    // The reply arrives in a later progress (never inside this call): notifying the
-    // source event now is safe.
+    // The reply arrives in a later progress of this persona (never inside this call), or,
+    // from_any_thread, perhaps on another thread now: it frees the state only after this.
     cx.template notify<cx_event::source>(std::tuple<>{});
+    if constexpr (state_t::from_any_thread) state->release();
   };
   if constexpr (std::is_void_v<decltype(cx.prepare())>) {
     cx.prepare();

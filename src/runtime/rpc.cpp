@@ -191,8 +191,10 @@ void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source
     // callbacks, which no other thread may touch (spec §10.5). Any other thread (a
     // dedicated progress thread, say) hands a copy to that persona as an LPC, and the
     // initiator runs it in its next user-level progress.
-    auto* owner = reinterpret_cast<upcxx::detail::reply_base*>(w->word)->owner;
-    if (owner->active_with_caller()) [[likely]] {
+    // A reply whose notifications are all LPCs runs here, whatever the thread.
+    const auto* reply = reinterpret_cast<upcxx::detail::reply_base*>(w->word);
+    auto* owner = reply->owner;
+    if (reply->any_thread || owner->active_with_caller()) [[likely]] {
       run_reply(record, bytes);
     } else {
       owner->lpc_ff([m = copy_of(record, bytes)] { run_reply(m.data(), m.size()); });

@@ -8,7 +8,11 @@
 //   C. the progress thread, holding the master persona, initiates (collectives too) and aims
 //      at the main thread's default persona;
 //   D. as A, but the initiating thread makes no progress after initiating one-sided
-//      operations (RMA, atomics, non-contiguous): the worker's progress alone completes them.
+//      operations (RMA, atomics, non-contiguous): the worker's progress alone completes them;
+//   E. a progress thread holds the master persona; main, with its default persona only,
+//      initiates RPCs too and makes no progress: their replies are delivered by the master's
+//      thread straight to the worker's persona (this hung before: replies went through the
+//      initiating persona).
 // Each LPC checks the thread it runs on and the value it carries. Built with UPCXX_THREADMODE=1.
 #include <atomic>
 #include <thread>
@@ -97,8 +101,8 @@ int main() {
   upcxx::init();
   const int me = upcxx::rank_me(), n = upcxx::rank_n();
   constexpr int rounds = 20;
-  upcxx::global_ptr<long> block = upcxx::new_array<long>(8 * rounds * 4);
-  for (int i = 0; i < 8 * rounds * 4; ++i) block.local()[i] = 0;
+  upcxx::global_ptr<long> block = upcxx::new_array<long>(8 * rounds * 5);
+  for (int i = 0; i < 8 * rounds * 5; ++i) block.local()[i] = 0;
   std::vector<upcxx::global_ptr<long>> slots = gannet::all_gather(block);
   upcxx::atomic_domain<long> ad({upcxx::atomic_op::fetch_add, upcxx::atomic_op::store});
   upcxx::barrier();
@@ -190,6 +194,35 @@ int main() {
     SPMD_CHECK(to_main.ran.load() == main_expected.load());
     SPMD_CHECK(to_master.wrong_thread.load() == 0 && to_main.wrong_thread.load() == 0);
     SPMD_CHECK(to_master.wrong_value.load() == 0 && to_main.wrong_value.load() == 0);
+    // E. The master persona stays with a progress thread; main, with its default persona
+    // only, initiates every kind but collectives at a worker's persona and then makes no
+    // progress: the master's thread runs the RPCs and replies, the worker the LPCs.
+    {
+      sink s;
+      upcxx::persona* worker_persona = nullptr;
+      std::atomic<int> expected{-1};
+      std::atomic<bool> stop{false};
+      std::thread master_thread([&] {
+        upcxx::persona_scope master(upcxx::master_persona());
+        while (!stop.load()) upcxx::progress();
+      });
+      std::thread worker([&] {
+        upcxx::persona p;
+        upcxx::persona_scope scope(p);
+        worker_persona = &p;
+        s.owner = std::this_thread::get_id();  // publishes worker_persona
+        while (expected.load() < 0 || s.ran.load() < expected.load()) upcxx::progress();
+      });
+      while (s.owner.load() == std::thread::id{}) std::this_thread::yield();
+      int total = 0;
+      for (int r = 0; r < rounds; ++r) total += initiate_all(*worker_persona, s, slots, 4 * rounds + r, false, ad, true);
+      expected = total;
+      worker.join();  // no progress here
+      stop = true;
+      master_thread.join();
+      SPMD_CHECK(s.ran.load() == total);
+      SPMD_CHECK(s.wrong_thread.load() == 0 && s.wrong_value.load() == 0);
+    }
     upcxx::persona_scope back(upcxx::master_persona());
     ad.destroy();
     upcxx::delete_array(block);
