@@ -45,13 +45,13 @@ class heap_allocator {
   [[nodiscard]] global_ptr<T, memory_kind::any> allocate(std::size_t n = 1, std::size_t align = 0,
                                                          detail::source_loc loc = detail::source_loc::current()) {
     (void)n, (void)align;
-    detail::fail_no_device_support("upcxx::heap_allocator::allocate (the allocator is inactive)", kind_, -1, loc);
+    detail::fail_inactive_allocator("allocate", kind_, loc);
   }
 
   template <typename T, memory_kind K>
   void deallocate(global_ptr<T, K> p, detail::source_loc loc = detail::source_loc::current()) {
     if (!p.is_null())
-      detail::fail_no_device_support("upcxx::heap_allocator::deallocate of a non-null pointer", kind_, -1, loc);
+      detail::fail_inactive_allocator("deallocate(non-null pointer)", kind_, loc);
   }
 
  protected:
@@ -105,21 +105,18 @@ class device_allocator final : public heap_allocator {
                                                      std::size_t align = Device::template default_alignment<T>(),
                                                      detail::source_loc loc = detail::source_loc::current()) {
     (void)n, (void)align;
-    detail::fail_no_device_support("upcxx::device_allocator::allocate (the allocator is inactive)", Device::kind,
-                                   -1, loc);
+    detail::fail_inactive_allocator("allocate", Device::kind, loc);
   }
 
   template <typename T>
   void deallocate(global_ptr<T, Device::kind> p, detail::source_loc loc = detail::source_loc::current()) {
     if (!p.is_null())
-      detail::fail_no_device_support("upcxx::device_allocator::deallocate of a non-null pointer", Device::kind, -1,
-                                     loc);
+      detail::fail_inactive_allocator("deallocate(non-null pointer)", Device::kind, loc);
   }
   template <typename T>
   void deallocate(global_ptr<T, memory_kind::any> p, detail::source_loc loc = detail::source_loc::current()) {
     if (!p.is_null())
-      detail::fail_no_device_support("upcxx::device_allocator::deallocate of a non-null pointer", Device::kind, -1,
-                                     loc);
+      detail::fail_inactive_allocator("deallocate(non-null pointer)", Device::kind, loc);
   }
 
   // A raw device pointer of this allocator's segment as a global pointer; null stays null.
@@ -127,8 +124,7 @@ class device_allocator final : public heap_allocator {
   global_ptr<T, Device::kind> to_global_ptr(typename Device::template pointer<T> p,
                                             detail::source_loc loc = detail::source_loc::current()) const {
     if (p != Device::template null_pointer<T>())
-      detail::fail_no_device_support("upcxx::device_allocator::to_global_ptr (the allocator is inactive)",
-                                     Device::kind, -1, loc);
+      detail::fail_inactive_allocator("to_global_ptr(non-null pointer)", Device::kind, loc);
     return nullptr;
   }
 
@@ -137,8 +133,7 @@ class device_allocator final : public heap_allocator {
   static typename Device::id_type device_id(global_ptr<T, Device::kind> p,
                                             detail::source_loc loc = detail::source_loc::current()) {
     if (!p.is_null())
-      detail::fail_no_device_support("upcxx::device_allocator::device_id of a non-null pointer", Device::kind, -1,
-                                     loc);
+      detail::fail_inactive_allocator("device_id(non-null pointer)", Device::kind, loc);
     return Device::invalid_device_id;
   }
 
@@ -147,7 +142,7 @@ class device_allocator final : public heap_allocator {
   static typename Device::template pointer<T> local(global_ptr<T, Device::kind> p,
                                                     detail::source_loc loc = detail::source_loc::current()) {
     if (!p.is_null())
-      detail::fail_no_device_support("upcxx::device_allocator::local of a non-null pointer", Device::kind, -1, loc);
+      detail::fail_inactive_allocator("local(non-null pointer)", Device::kind, loc);
     return Device::template null_pointer<T>();
   }
 };

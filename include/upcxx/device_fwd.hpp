@@ -32,6 +32,9 @@ namespace detail {
 // support of `kind`, which this build lacks.
 [[noreturn]] void fail_no_device_support(const char* what, memory_kind kind, long long device_id,
                                          const source_loc& loc);
+// Ends the job: operation `op` of a device_allocator of `kind` that is inactive, as every
+// allocator is in this build.
+[[noreturn]] void fail_inactive_allocator(const char* op, memory_kind kind, const source_loc& loc);
 // kind_info() of a device kind in this build: says that the kind is not supported.
 std::string device_kind_info(memory_kind kind);
 // destroy() of an inactive device or allocator: only the entry barrier over world().

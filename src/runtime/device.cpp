@@ -22,17 +22,25 @@ kind_names names_of(memory_kind kind) {
     default: return {"device", "GPU", "UPCXX_KIND_CUDA"};
   }
 }
-}  // namespace
 
-void fail_no_device_support(const char* what, memory_kind kind, long long device_id, const source_loc& loc) {
+std::string no_support(memory_kind kind) {
   const kind_names n = names_of(kind);
-  std::string msg = std::string(what);
-  if (device_id >= 0) msg += " with device ID " + std::to_string(device_id);
-  msg += std::string(": this Gannet build has no ") + n.vendor + " support (host-only build): every " + n.device +
+  return std::string(": this Gannet build has no ") + n.vendor + " support (host-only build): every " + n.device +
          " is inactive (" + n.macro + " is undefined, " + n.device +
          "::device_n() is 0); open it with invalid_device_id or make_gpu_allocator(size), and take the host "
          "path when is_active() is false";
-  fail_at(loc, msg);
+}
+}  // namespace
+
+void fail_no_device_support(const char* what, memory_kind kind, long long device_id, const source_loc& loc) {
+  std::string msg = std::string(what);
+  if (device_id >= 0) msg += " with device ID " + std::to_string(device_id);
+  fail_at(loc, msg + no_support(kind));
+}
+
+void fail_inactive_allocator(const char* op, memory_kind kind, const source_loc& loc) {
+  fail_at(loc, std::string("upcxx::device_allocator<") + names_of(kind).device + ">::" + op +
+                   " on an inactive allocator" + no_support(kind));
 }
 
 std::string device_kind_info(memory_kind kind) {
