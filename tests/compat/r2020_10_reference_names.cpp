@@ -6,7 +6,8 @@
 //
 // With an argument, for the failure-path tests (tests/CMakeLists.txt): "fatal-error" calls
 // upcxx::fatal_error on rank 0 (the 2020.10 spelling), "fatal-error-detail" calls
-// upcxx::detail::fatal_error (2021.3 and later) on the last rank.
+// upcxx::detail::fatal_error (2021.3 and later) on the last rank, "fatal-error-macro" uses
+// UPCXX_FATAL_ERROR with a streamed message on rank 0.
 #include <upcxx/diagnostic.hpp>
 #include <upcxx/upcxx.hpp>
 
@@ -73,6 +74,14 @@ int main(int argc, char** argv) {
     if (me == n - 1)
       upcxx::detail::fatal_error(std::string("bad input line ") + std::to_string(42), nullptr, __func__, __FILE__,
                                  __LINE__);
+    upcxx::barrier();
+    upcxx::finalize();
+    return 0;
+  }
+
+  if (mode == "fatal-error-macro") {
+    const int bucket = 17;
+    if (me == 0) UPCXX_FATAL_ERROR("bucket " << bucket << " has no owner");
     upcxx::barrier();
     upcxx::finalize();
     return 0;
