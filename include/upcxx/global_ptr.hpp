@@ -22,11 +22,9 @@
 #include "upcxx/detail/source_loc.hpp"
 #include "upcxx/detail/diagnostics.hpp"
 #include "upcxx/detail/state.hpp"
+#include "upcxx/memory_kind.hpp"
 
 namespace upcxx {
-
-// Device kinds exist so that portable programs compile; this build allocates host memory only.
-enum class memory_kind : int { any = 0, host = 1, cuda_device = 2, hip_device = 3, ze_device = 4 };
 
 template <typename T, memory_kind Kind = memory_kind::host>
 struct global_ptr;

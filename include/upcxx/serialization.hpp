@@ -92,10 +92,16 @@ struct serialization {
 };
 
 namespace detail {
+// For every T, Serializable or not, as in the reference implementation: is_serializable, and
+// is_actually_trivially_serializable (false for a type that is not Serializable).
 template <typename T, bool = serializable_v<T>>
-struct serialization_traits_base {};
+struct serialization_traits_base {
+  static constexpr bool is_serializable = false;
+  static constexpr bool is_actually_trivially_serializable = false;
+};
 template <typename T>
 struct serialization_traits_base<T, true> {
+  static constexpr bool is_serializable = true;
   using deserialized_type = deserialized_t<T>;
   // Whether serializing a T copies its bytes (references: their referent's). Not in the
   // specification; the UPC++ reference implementation has the same member, and programs use
@@ -119,8 +125,9 @@ struct serialization_traits_base<T, true> {
 };
 }  // namespace detail
 
-// deserialized_type: the type deserializing a T produces (spec 6.2.6, 6.8.2). Present only
-// when T is Serializable.
+// deserialized_type: the type deserializing a T produces (spec 6.2.6, 6.8.2), and
+// deserialized_value(): present only when T is Serializable. is_serializable and
+// is_actually_trivially_serializable (reference implementation): present for every T.
 template <typename T>
 struct serialization_traits : detail::serialization_traits_base<T> {};
 
@@ -183,6 +190,13 @@ class deserializing_iterator {
   }
   friend bool operator==(const deserializing_iterator& x, const deserializing_iterator& y) { return x.pos_ == y.pos_; }
   friend bool operator!=(const deserializing_iterator& x, const deserializing_iterator& y) { return x.pos_ != y.pos_; }
+  // Order by position in the buffer (the reference implementation's iterators compare so;
+  // programs loop `for (auto it = v.begin(); it < v.end(); ++it)`). Meaningful for iterators
+  // of one view.
+  friend bool operator<(const deserializing_iterator& x, const deserializing_iterator& y) { return x.pos_ < y.pos_; }
+  friend bool operator<=(const deserializing_iterator& x, const deserializing_iterator& y) { return x.pos_ <= y.pos_; }
+  friend bool operator>(const deserializing_iterator& x, const deserializing_iterator& y) { return x.pos_ > y.pos_; }
+  friend bool operator>=(const deserializing_iterator& x, const deserializing_iterator& y) { return x.pos_ >= y.pos_; }
 
  private:
   friend struct detail::view_access;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iosfwd>
 #include <iterator>
 #include <utility>
 #include <vector>
@@ -81,6 +82,14 @@ class team_id {
  private:
   std::uint64_t id_ = ~std::uint64_t{0};
 };
+
+// Prints a team_id (as the reference implementation does, for logs): equal ids print alike,
+// different ids differently; the invalid id prints as "team_id(invalid)". Local.
+template <typename CharT, typename Traits>
+std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, team_id id) {
+  if (id == team_id()) return os << "team_id(invalid)";
+  return os << "team_id(" << id.raw() << ')';
+}
 
 // `final` since UPC++ 2022.3.
 class team final {

@@ -53,3 +53,6 @@
 #include "upcxx/atomic.hpp"
 #include "upcxx/say.hpp"
 #include "upcxx/os_env.hpp"
+#include "upcxx/make_allocator.hpp"
+#include "upcxx/diagnostic.hpp"
+#include "upcxx/detail/backend_gasnet.hpp"

@@ -40,6 +40,7 @@
 #include "runtime/rpc_internal.hpp"
 #include "transport/transport.hpp"
 #include "upcxx/allocate.hpp"
+#include "upcxx/detail/backend_gasnet.hpp"
 #include "upcxx/persona.hpp"
 #include "upcxx/rpc.hpp"
 #include "upcxx/rpc_fwd.hpp"
@@ -642,6 +643,8 @@ void rpc_attach(transport::transport& tp) {
   upcxx::detail::prepare_function_table();
   if (!tp.caps().active_messages) util::fatal("the %s transport has no active messages", tp.name());
   g_max_inline = tp.caps().am_max_medium;
+  // A record of more bytes than this takes the large-message path (send()).
+  upcxx::backend::gasnet::am_size_rdzv_cutover = g_max_inline;
   g_batch_bytes = std::min(batch_bytes_max, g_max_inline & ~std::size_t{15});
   g_batch_record_max = g_batch_bytes / 4;
   st().batches.resize(static_cast<std::size_t>(tp.rank_n()));
