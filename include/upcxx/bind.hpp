@@ -1,0 +1,5 @@
+// <upcxx/bind.hpp>: a header name the UPC++ reference implementation installs, which programs
+// include directly. Here it brings in function objects shipped by rpc (docs/compatibility.md).
+#pragma once
+
+#include "upcxx/rpc.hpp"

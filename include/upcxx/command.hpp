@@ -1,0 +1,5 @@
+// <upcxx/command.hpp>: a header name the UPC++ reference implementation installs, which programs
+// include directly. Here it brings in completion callbacks (docs/compatibility.md).
+#pragma once
+
+#include "upcxx/completion.hpp"

@@ -1,0 +1,5 @@
+// <upcxx/future/make_future.hpp>: a header name the UPC++ reference implementation installs, which programs
+// include directly. Here it brings in make_future and to_future (docs/compatibility.md).
+#pragma once
+
+#include "upcxx/future.hpp"

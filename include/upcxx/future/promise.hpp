@@ -1,0 +1,5 @@
+// <upcxx/future/promise.hpp>: a header name the UPC++ reference implementation installs, which programs
+// include directly. Here it brings in promise (docs/compatibility.md).
+#pragma once
+
+#include "upcxx/promise.hpp"

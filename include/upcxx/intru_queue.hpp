@@ -1,0 +1,5 @@
+// <upcxx/intru_queue.hpp>: a header name the UPC++ reference implementation installs, which programs
+// include directly. Here it brings in the queues behind personas (docs/compatibility.md).
+#pragma once
+
+#include "upcxx/persona.hpp"

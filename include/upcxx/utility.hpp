@@ -1,0 +1,6 @@
+// <upcxx/utility.hpp>: a header name the UPC++ reference implementation installs, which programs
+// include directly. Here it brings in say and other utilities (docs/compatibility.md).
+#pragma once
+
+#include "upcxx/say.hpp"
+#include "upcxx/os_env.hpp"
