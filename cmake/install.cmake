@@ -30,34 +30,78 @@ set(GANNET_EXTRA_LINK_FLAGS "")
 if(GANNET_SANITIZE)
   set(GANNET_EXTRA_LINK_FLAGS "-fsanitize=${GANNET_SANITIZE}")
 endif()
-# With the MPI transport, programs link the MPI libraries after libgannet.a (by path).
+# With the MPI transport, programs link the MPI libraries after libgannet.a (by path), and
+# compile with MPI's include path and options, so that an MPI hybrid program (one that
+# includes <mpi.h> and calls MPI itself) builds with the wrapper, upcxx-meta, the CMake
+# targets or pkg-config unchanged, as with UPC++ built for MPI. FindMPI's definitions are
+# left out: they only switch off the MPI C++ bindings for Gannet's own sources, and the MPI
+# libraries a program links include those bindings' library, as `mpicxx` links.
 set(GANNET_MPI_LIBS "")
+set(GANNET_MPI_CPPFLAGS "")
+set(GANNET_MPI_HELP "")
+set(GANNET_MPI_LINK_HELP "")
 set(GANNET_NETWORKS "smp")
+set(GANNET_MPI_BOOL FALSE)
 if(GANNET_MPI)
+  set(GANNET_MPI_BOOL TRUE)
   list(JOIN MPI_CXX_LIBRARIES " " GANNET_MPI_LIBS)
+  set(_gannet_mpi_cppflags ${MPI_CXX_COMPILE_OPTIONS})
+  foreach(_dir IN LISTS MPI_CXX_INCLUDE_DIRS)
+    list(APPEND _gannet_mpi_cppflags "-I${_dir}")
+  endforeach()
+  list(REMOVE_DUPLICATES _gannet_mpi_cppflags)
+  list(JOIN _gannet_mpi_cppflags " " GANNET_MPI_CPPFLAGS)
+  set(GANNET_MPI_HELP ", MPI's include path (this build has MPI)")
+  set(GANNET_MPI_LINK_HELP ", the MPI libraries")
   set(GANNET_NETWORKS "smp mpi")
 endif()
 
-# --- The consumer-facing target ------------------------------------------------------------
+# --- The consumer-facing targets -----------------------------------------------------------
 # Gannet::upcxx is what a program links: the static library (so programs need no runtime
 # path), its include directory, Threads and rt (through gannet_static), C++17 at least, and opt
-# codemode unless the consumer builds its Debug configuration. The alias lets in-tree code
-# use the same name as installed consumers.
-add_library(gannet_upcxx INTERFACE)
-set_target_properties(gannet_upcxx PROPERTIES EXPORT_NAME upcxx)
-target_link_libraries(gannet_upcxx INTERFACE gannet_static)
-target_compile_features(gannet_upcxx INTERFACE cxx_std_17)
-target_compile_definitions(gannet_upcxx INTERFACE $<$<NOT:$<CONFIG:Debug>>:UPCXX_CODEMODE=3>)
-add_library(Gannet::upcxx ALIAS gannet_upcxx)
+# codemode unless the consumer builds its Debug configuration. Gannet::upcxx_par is the same
+# in threadmode par. Both define the backend macros UPC++'s own targets define (UPCXX_BACKEND
+# and UPCXX_BACKEND_GASNET_SEQ or _PAR), which programs test before including upcxx.hpp. The
+# aliases let in-tree code use the same names as installed consumers.
+foreach(_mode seq par)
+  if(_mode STREQUAL "seq")
+    set(_t gannet_upcxx)
+    set(_export upcxx)
+    set(_defs UPCXX_BACKEND_GASNET_SEQ=1)
+  else()
+    set(_t gannet_upcxx_par)
+    set(_export upcxx_par)
+    set(_defs UPCXX_BACKEND_GASNET_PAR=1 UPCXX_THREADMODE=1)
+  endif()
+  add_library(${_t} INTERFACE)
+  set_target_properties(${_t} PROPERTIES EXPORT_NAME ${_export})
+  target_link_libraries(${_t} INTERFACE gannet_static)
+  # A consumer that asks for C++11 or C++14 (CMAKE_CXX_STANDARD, CXX_STANDARD) is raised to
+  # C++17 by CMake itself; one that asks for a later standard keeps it.
+  target_compile_features(${_t} INTERFACE cxx_std_17)
+  target_compile_definitions(${_t} INTERFACE $<$<NOT:$<CONFIG:Debug>>:UPCXX_CODEMODE=3>
+                             UPCXX_BACKEND=1 ${_defs})
+  add_library(Gannet::${_export} ALIAS ${_t})
+endforeach()
 # The public headers need C++17 (the library itself is built as C++20), so a consumer
 # linking either library target directly gets at least that; a compile feature is a minimum,
 # so a consumer that asks for C++20 or later keeps it. A sanitized library needs the
 # sanitizer runtime in the program (for the shared one, first in the load order), so the
-# installed targets ask for it at link time.
+# installed targets ask for it at link time. In the build tree the libraries carry
+# MPI::MPI_CXX (src/CMakeLists.txt); installed, they carry MPI's include path here, next to
+# the MPI libraries they link by path.
 foreach(_t gannet_static gannet_shared)
   target_compile_features(${_t} INTERFACE cxx_std_17)
   if(GANNET_SANITIZE)
     target_link_options(${_t} INTERFACE ${GANNET_EXTRA_LINK_FLAGS})
+  endif()
+  if(GANNET_MPI)
+    foreach(_dir IN LISTS MPI_CXX_INCLUDE_DIRS)
+      target_include_directories(${_t} SYSTEM INTERFACE $<INSTALL_INTERFACE:${_dir}>)
+    endforeach()
+    if(MPI_CXX_COMPILE_OPTIONS)
+      target_compile_options(${_t} INTERFACE $<INSTALL_INTERFACE:${MPI_CXX_COMPILE_OPTIONS}>)
+    endif()
   endif()
 endforeach()
 
@@ -68,7 +112,7 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/upcxx" "${PROJECT_SOURCE_DIR}/i
 
 # The include directory reaches the exported targets through the libraries' own
 # $<INSTALL_INTERFACE:include> (src/CMakeLists.txt), so no INCLUDES DESTINATION here.
-install(TARGETS gannet_static gannet_shared gannet_upcxx
+install(TARGETS gannet_static gannet_shared gannet_upcxx gannet_upcxx_par
         EXPORT GannetTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
@@ -123,16 +167,10 @@ else()
   set(GANNET_CC "${_gannet_cc_name}")
 endif()
 
-# The language standard the installed flags ask for. The public headers need C++17 and a
-# user's program may want a later one (UPC++ users commonly pass -std=c++17 or -std=c++20
-# themselves), so upcxx-meta CXXFLAGS and pkg-config name none when the compiler's default is
-# already C++17 or later, and -std=c++17 otherwise. The wrapper adds -std=c++17 only when
-# the user's command has no -std= of its own.
-set(GANNET_STD_FLAG "")
-if(CMAKE_CXX_STANDARD_COMPUTED_DEFAULT MATCHES "^(98|11|14)$")
-  set(GANNET_STD_FLAG "-std=c++17")
-endif()
-
+# The language standard: the public headers need C++17. upcxx-meta and pkg-config give
+# -std=c++17 (as UPC++'s give the standard it needs), so a build that says -std=c++11 before
+# them compiles as C++17; the wrapper replaces an older -std= and adds -std=c++17 when the
+# command names none.
 foreach(_tool upcxx upcxx-meta)
   configure_file("${PROJECT_SOURCE_DIR}/tools/${_tool}.in"
                  "${PROJECT_BINARY_DIR}/tools/${_tool}" @ONLY)
@@ -187,15 +225,28 @@ _gannet_shell_dir(GANNET_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 _gannet_shell_dir(GANNET_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
 string(STRIP "\${libdir}/libgannet.a ${GANNET_MPI_LIBS} -lpthread -lrt ${GANNET_EXTRA_LINK_FLAGS}" GANNET_PC_LIBS)
 
-# One template, two names: upcxx.pc for UPC++ build systems (versioned like UPC++) and
-# gannet.pc for those that ask for this implementation by name.
-set(GANNET_PC_NAME "UPC++")
-set(GANNET_PC_DESCRIPTION "UPC++ v1.0 programming model (Gannet implementation, opt codemode)")
-set(GANNET_PC_VERSION "${GANNET_UPCXX_VERSION}")
-configure_file("${PROJECT_SOURCE_DIR}/cmake/upcxx.pc.in" "${PROJECT_BINARY_DIR}/cmake/upcxx.pc" @ONLY)
-set(GANNET_PC_NAME "Gannet")
-set(GANNET_PC_DESCRIPTION "Gannet, an implementation of UPC++ v1.0 for C++17 and later (opt codemode)")
-set(GANNET_PC_VERSION "${PROJECT_VERSION}")
-configure_file("${PROJECT_SOURCE_DIR}/cmake/upcxx.pc.in" "${PROJECT_BINARY_DIR}/cmake/gannet.pc" @ONLY)
+# One template, four files: upcxx.pc for UPC++ build systems (versioned like UPC++) and
+# gannet.pc for those that ask for this implementation by name, each in threadmode seq and,
+# as upcxx-par.pc and gannet-par.pc, par. All are opt codemode.
+foreach(_mode seq par)
+  if(_mode STREQUAL "seq")
+    set(_suffix "")
+    set(GANNET_PC_MODE_FLAGS "-DUPCXX_BACKEND=1 -DUPCXX_BACKEND_GASNET_SEQ=1")
+    set(_mode_text "opt codemode")
+  else()
+    set(_suffix "-par")
+    set(GANNET_PC_MODE_FLAGS "-DUPCXX_BACKEND=1 -DUPCXX_BACKEND_GASNET_PAR=1 -DUPCXX_THREADMODE=1")
+    set(_mode_text "opt codemode, par threadmode")
+  endif()
+  set(GANNET_PC_NAME "UPC++")
+  set(GANNET_PC_DESCRIPTION "UPC++ v1.0 programming model (Gannet implementation, ${_mode_text})")
+  set(GANNET_PC_VERSION "${GANNET_UPCXX_VERSION}")
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/upcxx.pc.in" "${PROJECT_BINARY_DIR}/cmake/upcxx${_suffix}.pc" @ONLY)
+  set(GANNET_PC_NAME "Gannet")
+  set(GANNET_PC_DESCRIPTION "Gannet, an implementation of UPC++ v1.0 for C++17 and later (${_mode_text})")
+  set(GANNET_PC_VERSION "${PROJECT_VERSION}")
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/upcxx.pc.in" "${PROJECT_BINARY_DIR}/cmake/gannet${_suffix}.pc" @ONLY)
+endforeach()
 install(FILES "${PROJECT_BINARY_DIR}/cmake/upcxx.pc" "${PROJECT_BINARY_DIR}/cmake/gannet.pc"
+              "${PROJECT_BINARY_DIR}/cmake/upcxx-par.pc" "${PROJECT_BINARY_DIR}/cmake/gannet-par.pc"
         DESTINATION "${GANNET_INSTALL_PKGCONFIGDIR}")

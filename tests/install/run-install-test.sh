@@ -5,7 +5,10 @@
 # elsewhere (a relocatable install must not care), and builds UPC++ programs against it in
 # every supported way: the upcxx wrapper in each codemode and threadmode, compile-only and
 # link-only steps, CMake projects using find_package(UPCXX) and find_package(Gannet),
-# pkg-config, and upcxx-meta. Multi-rank programs run under the installed upcxx-run.
+# pkg-config, and upcxx-meta; each of them defines UPC++'s backend macros, turns a C++11 or
+# C++14 build into C++17, and, when Gannet was built with MPI, builds an MPI hybrid program
+# unchanged. Every installed header compiles on its own. Multi-rank programs run under the
+# installed upcxx-run.
 # Prints one line per check, the time `upcxx -O2 hello.cpp` takes, and exits non-zero at
 # the first failure (showing that step's output). The temporary tree is always removed.
 #
@@ -93,19 +96,20 @@ libdir="$prefix/$(cache_value CMAKE_INSTALL_LIBDIR)"
 [[ $libdir != "$prefix/" ]] || libdir="$prefix/lib"
 
 for f in include/upcxx/upcxx.hpp include/upcxx/version.hpp include/gannet/exchange.hpp \
+         include/upcxx/rput.hpp include/upcxx/future/when_all.hpp include/upcxx/backend/gasnet/runtime.hpp \
          bin/gannet-run bin/upcxx-run bin/upcxx bin/upcxx-meta; do
   [[ -e $prefix/$f ]] || fail "installed tree lacks $f"
 done
 for f in libgannet.a libgannet.so cmake/Gannet/GannetConfig.cmake \
          cmake/Gannet/GannetConfigVersion.cmake cmake/Gannet/GannetTargets.cmake \
          cmake/UPCXX/UPCXXConfig.cmake cmake/UPCXX/UPCXXConfigVersion.cmake \
-         pkgconfig/upcxx.pc pkgconfig/gannet.pc; do
+         pkgconfig/upcxx.pc pkgconfig/gannet.pc pkgconfig/upcxx-par.pc pkgconfig/gannet-par.pc; do
   [[ -e $libdir/$f ]] || fail "installed tree lacks ${libdir#"$prefix/"}/$f"
 done
 for f in gannet-run upcxx-run upcxx upcxx-meta upcxx-info; do
   [[ -x $prefix/bin/$f ]] || fail "bin/$f is not executable"
 done
-pass "layout: headers, libgannet.a/.so, bin/{gannet-run,upcxx-run,upcxx,upcxx-meta}, CMake packages, .pc files"
+pass "layout: headers (with UPC++'s sub-header names, future/ and backend/), libgannet.a/.so, bin/{gannet-run,upcxx-run,upcxx,upcxx-meta}, CMake packages, .pc files"
 
 # No text file may name the build, source or original install tree: such a path would
 # break once either is gone or the tree moves. (Binaries may carry source paths in debug
@@ -147,8 +151,8 @@ probe() {
   [[ $got == "$expected" ]] || fail "$*: the probe says '$got', expected '$expected'"
   pass "$(printf '%s ' "${@/#"$prefix"\/bin\//}")-> $got"
 }
-opt="codemode=opt threadmode=seq optimized=yes asserts=0"
-debug="codemode=debug threadmode=seq optimized=no asserts=1"
+opt="codemode=opt threadmode=seq optimized=yes asserts=0 backend=gasnet_seq"
+debug="codemode=debug threadmode=seq optimized=no asserts=1 backend=gasnet_seq"
 probe "$opt" "$upcxx" -O2
 probe "$opt" "$upcxx"
 probe "$debug" env UPCXX_CODEMODE=debug "$upcxx"
@@ -157,10 +161,11 @@ probe "$opt" env UPCXX_CODEMODE=O3 "$upcxx" -g
 probe "$debug" "$upcxx" -g
 probe "$opt" "$upcxx" -g -O2
 probe "$debug" "$upcxx" -codemode=debug
-probe "codemode=debug threadmode=seq optimized=yes asserts=1" "$upcxx" -codemode=debug -O2
-probe "codemode=opt threadmode=par optimized=yes asserts=0" "$upcxx" -threadmode=par
-probe "codemode=debug threadmode=par optimized=no asserts=1" env UPCXX_THREADMODE=par UPCXX_CODEMODE=debug "$upcxx"
+probe "codemode=debug threadmode=seq optimized=yes asserts=1 backend=gasnet_seq" "$upcxx" -codemode=debug -O2
+probe "codemode=opt threadmode=par optimized=yes asserts=0 backend=gasnet_par" "$upcxx" -threadmode=par
+probe "codemode=debug threadmode=par optimized=no asserts=1 backend=gasnet_par" env UPCXX_THREADMODE=par UPCXX_CODEMODE=debug "$upcxx"
 probe "$opt" env UPCXX_THREADMODE=par "$upcxx" -threadmode=seq
+probe "codemode=opt threadmode=par optimized=yes asserts=0 backend=gasnet_par" "$upcxx" -DUPCXX_THREADMODE=1
 probe "$opt" "$upcxx" -network=smp
 probe "$opt" "$upcxx" -network=mpi
 
@@ -232,8 +237,30 @@ for std in c++17 c++20; do
   [[ $(grep -o -- '-std=[a-z+0-9]*' "$log") == "-std=$std" ]] || fail "upcxx -std=$std: the command has $(grep -o -- '-std=[a-z+0-9]*' "$log" | tr '\n' ' ')"
   pass "upcxx -std=$std: compile, link (two objects, debug and opt) and run; -std=$std is the only standard given"
 done
-run_fails "upcxx -std=c++14 hello.cpp" "needs C++17 or later" "$upcxx" -std=c++14 "$here/hello.cpp" -o bad
-pass "upcxx -std=c++14: refused with the one-line C++17 message"
+# Older modes (UPC++ 2020.10 accepted C++11): built as C++17, with exactly one line on stderr.
+rm -f hello-cxx11
+run "upcxx -std=c++11 hello.cpp" "$upcxx" -std=c++11 "$here/hello.cpp" -o hello-cxx11
+[[ $(wc -l <"$log.err") == 1 ]] && grep -q -- 'building as C++17.*-std=c++17 instead of -std=c++11' "$log.err" ||
+  fail "upcxx -std=c++11: stderr is not the one line saying it builds as C++17: $(cat -- "$log.err")"
+notice=$(cat -- "$log.err")
+run "upcxx-run -n 2 ./hello-cxx11" spmd 2 ./hello-cxx11
+expect_lines "hello, -std=c++11" "$(hello_expected 2)"
+pass "upcxx -std=c++11 hello.cpp: builds as C++17 and runs; stderr: $notice"
+for std in c++0x c++11 c++1y c++14 gnu++11 gnu++14 gnu++1y; do
+  want=-std=c++17
+  [[ $std == gnu* ]] && want=-std=gnu++17
+  run "upcxx -show -std=$std -std=$std" "$upcxx" -show -std=$std -std=$std x.cpp
+  [[ $(grep -o -- '-std=[a-z+0-9]*' "$log" | sort -u) == "$want" ]] ||
+    fail "upcxx -std=$std: the command has $(grep -o -- '-std=[a-z+0-9]*' "$log" | tr '\n' ' ')"
+  [[ $(wc -l <"$log.err") == 1 ]] || fail "upcxx -std=$std (twice): $(wc -l <"$log.err") lines on stderr, expected one"
+done
+pass "upcxx -std=c++0x|c++11|c++1y|c++14|gnu++11|gnu++14|gnu++1y: replaced by -std=c++17 (gnu: gnu++17), one stderr line"
+# upcxx-meta and pkg-config give -std=c++17, so a build that says -std=c++11 first is C++17.
+# shellcheck disable=SC2046
+run "c++ -std=c++11 \$(upcxx-meta PPFLAGS) \$(upcxx-meta CXXFLAGS)" "$cxx" -std=c++11 $("$meta" PPFLAGS) $("$meta" CXXFLAGS) \
+  -dM -E -x c++ "$here/hello.cpp"
+grep -q '^#define __cplusplus 201703L' "$log" || fail "-std=c++11 followed by upcxx-meta flags is not C++17"
+pass "c++ -std=c++11 \$(upcxx-meta PPFLAGS) \$(upcxx-meta CXXFLAGS): C++17"
 run "upcxx-meta CXXFLAGS (for -std)" "$meta" CXXFLAGS
 grep -q -- '-std=c++2' "$log" && fail "upcxx-meta CXXFLAGS forces a standard newer than C++17: $(cat -- "$log")"
 meta_cxxflags=$(cat -- "$log")
@@ -248,7 +275,11 @@ pass "upcxx-meta CXXFLAGS ('$meta_cxxflags') leaves a user's -std=c++17 in force
 if command -v pkg-config >/dev/null; then
   run "pkg-config --cflags upcxx (for -std)" env PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags upcxx
   grep -q -- '-std=c++2' "$log" && fail "pkg-config upcxx Cflags forces a standard newer than C++17: $(cat -- "$log")"
-  pass "pkg-config upcxx Cflags ('$(cat -- "$log")') forces no standard newer than C++17"
+  pc_cflags=$(cat -- "$log")
+  # shellcheck disable=SC2086
+  run "c++ -std=c++11 \$(pkg-config --cflags upcxx)" "$cxx" -std=c++11 $pc_cflags -dM -E -x c++ "$here/hello.cpp"
+  grep -q '^#define __cplusplus 201703L' "$log" || fail "-std=c++11 followed by pkg-config upcxx Cflags is not C++17"
+  pass "pkg-config upcxx Cflags ('$pc_cflags'): C++17 after a -std=c++11, no later standard forced"
 fi
 dir="$work/consumer-cxx17"
 run "configure a consumer with CMAKE_CXX_STANDARD=17" \
@@ -261,6 +292,20 @@ grep -q -- '-std=c++2' "$dir/compile_commands.json" && fail "find_package(UPCXX)
 run "run the C++17 consumer's hello" spmd 2 "$dir/hello"
 expect_lines "C++17 consumer hello" "$(hello_expected 2)"
 pass "find_package(UPCXX) with CMAKE_CXX_STANDARD=17: built as C++17, hello runs"
+# A C++11 consumer: the target's cxx_std_17 makes CMake raise the standard itself.
+dir="$work/consumer-cxx11"
+run "configure a consumer with CMAKE_CXX_STANDARD=11" \
+  "$cmake" -S "$here/cmake-consumer" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=11 \
+  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+grep -q 'built as C++17' "$log" || fail "find_package(UPCXX) with CMAKE_CXX_STANDARD=11 does not say it builds as C++17"
+run "build the C++11 consumer" "$cmake" --build "$dir" -j2 --target hello
+grep -q -- '-std=gnu++17' "$dir/compile_commands.json" ||
+  fail "the C++11 consumer does not compile as C++17: $(grep -o -- '-std=[a-z+0-9]*' "$dir/compile_commands.json" | sort -u | tr '\n' ' ')"
+grep -q -- '-std=\(c\|gnu\)++11' "$dir/compile_commands.json" && fail "the C++11 consumer still has a C++11 flag"
+run "run the C++11 consumer's hello" spmd 2 "$dir/hello"
+expect_lines "C++11 consumer hello" "$(hello_expected 2)"
+pass "find_package(UPCXX) with CMAKE_CXX_STANDARD=11: CMake raises it to C++17 (-std=gnu++17), says so, hello runs"
 
 # --- (d) CMake consumers -------------------------------------------------------------------
 section "CMake: find_package(UPCXX) and find_package(Gannet)"
@@ -296,7 +341,7 @@ dir="$work/consumer-UPCXX-Release"
 run "reconfigure the UPCXX consumer with UPCXX_THREADMODE=par" "$cmake" -DUPCXX_THREADMODE=par "$dir"
 run "rebuild the probe" "$cmake" --build "$dir" --target codemode_probe
 run "run the probe" "$dir/codemode_probe"
-[[ $(cat -- "$log") == "codemode=opt threadmode=par optimized=yes asserts=0" ]] ||
+[[ $(cat -- "$log") == "codemode=opt threadmode=par optimized=yes asserts=0 backend=gasnet_par" ]] ||
   fail "UPCXX_THREADMODE=par: the probe says '$(cat -- "$log")'"
 pass "find_package(UPCXX) with -DUPCXX_THREADMODE=par -> threadmode=par"
 
@@ -313,6 +358,17 @@ if command -v pkg-config >/dev/null; then
     expect_lines "hello built with pkg-config $pc" "$(hello_expected 2)"
     run "pkg-config --modversion $pc" env PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --modversion "$pc"
     pass "pkg-config $pc (version $(cat -- "$log")): $cxx hello.cpp $flags builds a working program"
+  done
+  for pc in upcxx upcxx-par gannet-par; do
+    run "pkg-config --cflags --libs $pc" env PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs "$pc"
+    flags=$(cat -- "$log")
+    # shellcheck disable=SC2086
+    run "$cxx codemode_probe.cpp \$(pkg-config --cflags --libs $pc)" "$cxx" "$here/codemode_probe.cpp" $flags -o probe-pc
+    run "run the $pc probe" ./probe-pc
+    want="codemode=opt threadmode=seq optimized=no asserts=0 backend=gasnet_seq"
+    [[ $pc == *-par ]] && want="codemode=opt threadmode=par optimized=no asserts=0 backend=gasnet_par"
+    [[ $(cat -- "$log") == "$want" ]] || fail "pkg-config $pc: the probe says '$(cat -- "$log")', expected '$want'"
+    pass "pkg-config $pc: probe says $want"
   done
 else
   echo "skip pkg-config checks: pkg-config is not installed"
@@ -349,8 +405,13 @@ run "build the probe with debug upcxx-meta flags" "${m[CXX]}" $debug_pp $debug_c
 run "run the probe" ./probe-meta
 [[ $(cat -- "$log") == "$debug" ]] || fail "UPCXX_CODEMODE=debug upcxx-meta: the probe says '$(cat -- "$log")'"
 run "UPCXX_THREADMODE=par upcxx-meta PPFLAGS" env UPCXX_THREADMODE=par "$meta" PPFLAGS
-grep -q -- '-DUPCXX_THREADMODE=1' "$log" || fail "UPCXX_THREADMODE=par upcxx-meta PPFLAGS: $(cat -- "$log")"
-pass "upcxx-meta follows UPCXX_CODEMODE=debug (probe: debug) and UPCXX_THREADMODE=par"
+par_pp=$(cat -- "$log")
+# shellcheck disable=SC2086
+run "build the probe with par upcxx-meta flags" "${m[CXX]}" $par_pp ${m[CXXFLAGS]} "$here/codemode_probe.cpp" -o probe-meta
+run "run the probe" ./probe-meta
+[[ $(cat -- "$log") == "codemode=opt threadmode=par optimized=yes asserts=0 backend=gasnet_par" ]] ||
+  fail "UPCXX_THREADMODE=par upcxx-meta: the probe says '$(cat -- "$log")'"
+pass "upcxx-meta follows UPCXX_CODEMODE=debug (probe: debug) and UPCXX_THREADMODE=par (probe: par, backend=gasnet_par)"
 
 # SET must be valid shell that reproduces the single queries.
 run "upcxx-meta SET" "$meta" SET
@@ -364,6 +425,54 @@ run "upcxx-meta SET" "$meta" SET
 pass "eval \"\$(upcxx-meta SET)\" sets CXX CC PPFLAGS CPPFLAGS CXXFLAGS LDFLAGS LIBS GASNET_CONDUIT"
 run_fails "upcxx-meta NONSENSE" "unknown query" "$meta" NONSENSE
 run_fails "UPCXX_CODEMODE=fast upcxx-meta CXXFLAGS" "unknown codemode" env UPCXX_CODEMODE=fast "$meta" CXXFLAGS
+
+# --- (f2) MPI hybrid programs ---------------------------------------------------------------
+# With MPI built in, a program that includes <mpi.h> and calls MPI itself builds with every
+# method unchanged, and runs under upcxx-run --mpi.
+section "MPI hybrid program (#include <mpi.h>)"
+if grep -q '^UPCXX_NETWORKS:.*mpi' "$work/info"; then
+  mpi_env=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1)
+  # hybrid_runs WHAT PROGRAM: runs PROGRAM on 3 ranks under MPI and checks its report.
+  hybrid_runs() {
+    run "upcxx-run --mpi -n 3 $2" "${mpi_env[@]}" timeout 120 "$prefix/bin/upcxx-run" --mpi -n 3 "$2"
+    grep -q '^hybrid: 3 ranks, 6 values gathered, ok$' "$log" || fail "$1: the hybrid program reports: $(cat -- "$log")"
+    pass "$1: builds with #include <mpi.h>, MPI_Init and MPI_Gatherv; runs on 3 ranks under upcxx-run --mpi"
+  }
+  run "upcxx mpi_hybrid.cpp" "$upcxx" -O2 "$here/mpi_hybrid.cpp" -o hybrid-wrapper
+  hybrid_runs "upcxx wrapper" ./hybrid-wrapper
+  # shellcheck disable=SC2086
+  run "compile mpi_hybrid.cpp with upcxx-meta flags" "${m[CXX]}" ${m[PPFLAGS]} ${m[CXXFLAGS]} -c "$here/mpi_hybrid.cpp" -o hybrid-meta.o
+  # shellcheck disable=SC2086
+  run "link mpi_hybrid with upcxx-meta flags" "${m[CXX]}" ${m[LDFLAGS]} hybrid-meta.o ${m[LIBS]} -o hybrid-meta
+  hybrid_runs "upcxx-meta" ./hybrid-meta
+  if command -v pkg-config >/dev/null; then
+    run "pkg-config --cflags --libs upcxx" env PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs upcxx
+    flags=$(cat -- "$log")
+    # shellcheck disable=SC2086
+    run "$cxx mpi_hybrid.cpp \$(pkg-config --cflags --libs upcxx)" "$cxx" "$here/mpi_hybrid.cpp" $flags -o hybrid-pc
+    hybrid_runs "pkg-config upcxx" ./hybrid-pc
+  fi
+  for built in consumer-UPCXX-Release consumer-Gannet-Debug; do
+    [[ -x $work/$built/mpi_hybrid ]] || fail "the CMake consumer ($built) did not build mpi_hybrid although GANNET_MPI is set"
+    hybrid_runs "CMake ($built)" "$work/$built/mpi_hybrid"
+  done
+else
+  echo "skip: Gannet was built without MPI"
+fi
+
+# --- (f3) every installed header on its own -------------------------------------------------
+# Each public header, UPC++'s sub-header names included, compiles alone (-fsyntax-only) from
+# the installed tree with the wrapper.
+section "every installed header compiles on its own"
+find "$prefix/include/upcxx" "$prefix/include/gannet" -name '*.hpp' -not -path '*/detail/*' | sort >headers.txt
+n_headers=$(wc -l <headers.txt)
+((n_headers > 60)) || fail "only $n_headers public headers installed"
+# shellcheck disable=SC2016
+if ! xargs -P 2 -I{} sh -c 'printf "#include \"%s\"\n" "$2" | "$1" -fsyntax-only -x c++ - 2>&1 || echo "FAILED: $2"' \
+     sh "$upcxx" {} <headers.txt >"$log" 2>&1 || grep -q 'FAILED' "$log"; then
+  fail "some installed headers do not compile on their own"
+fi
+pass "$n_headers installed headers (upcxx/, upcxx/future/, upcxx/backend/, gannet/) each compile alone"
 
 # --- (g) programs written for each UPC++ release ------------------------------------------
 # tests/compat/*.cpp are written the way users of UPC++ 2020.10 to today write them. Each is

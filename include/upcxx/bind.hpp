@@ -1,0 +1,7 @@
+// <upcxx/bind.hpp>: a header name the UPC++ reference implementation installs and programs
+// include directly. Here it brings in function objects shipped by rpc (docs/compatibility.md).
+#pragma once
+
+#include "upcxx/version.hpp"
+
+#include "upcxx/rpc.hpp"

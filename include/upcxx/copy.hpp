@@ -1,0 +1,7 @@
+// <upcxx/copy.hpp>: a header name the UPC++ reference implementation installs and programs
+// include directly. Here it brings in upcxx::copy (docs/compatibility.md).
+#pragma once
+
+#include "upcxx/version.hpp"
+
+#include "upcxx/vis.hpp"

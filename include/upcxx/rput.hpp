@@ -1,0 +1,7 @@
+// <upcxx/rput.hpp>: a header name the UPC++ reference implementation installs and programs
+// include directly. Here it brings in rput (docs/compatibility.md).
+#pragma once
+
+#include "upcxx/version.hpp"
+
+#include "upcxx/rma.hpp"
