@@ -180,7 +180,7 @@ class coll_op_base : public coll_client {
 
  protected:
   void notify(std::tuple<Vals...> vals) {
-    cx_.template notify<cx_event::operation>(vals);
+    cx_.template notify<cx_event::operation>(std::move(vals));  // moved into the future
     delete this;
   }
   cx_async_state<Cxs, std::tuple<>, std::tuple<Vals...>> cx_;
@@ -344,10 +344,10 @@ auto coll_complete_now(Cx&& completions, std::tuple<V...> vals) {
   cx_async_state<cxs_t, std::tuple<>, std::tuple<V...>> state(cxs_t(std::forward<Cx>(completions)), rank_me());
   if constexpr (std::is_void_v<decltype(state.prepare())>) {
     state.prepare();
-    state.template notify<cx_event::operation>(vals);
+    state.template notify<cx_event::operation>(std::move(vals));
   } else {
     auto result = state.prepare();
-    state.template notify<cx_event::operation>(vals);
+    state.template notify<cx_event::operation>(std::move(vals));
     return result;
   }
 }

@@ -393,7 +393,7 @@ struct rpc_reply_state<Cxs, std::tuple<V...>, std::tuple<W...>> final : reply_ba
     auto* self = static_cast<rpc_reply_state*>(base);
     serial_reader r(bytes);
     std::tuple<V...> vals{deserialize_from<W>(r)...};  // braces: read in order
-    self->cx.template notify<cx_event::operation>(vals);
+    self->cx.template notify<cx_event::operation>(std::move(vals));  // moved into the future
     delete self;
   }
 };
