@@ -271,6 +271,30 @@ class future {
   static future make_ready(U&&... values);
   detail::cell_base* cell() const noexcept { return cell_; }
   static constexpr bool inline_ok = detail::inline_values_ok<T...>;
+  // Internal: whether nothing but this (ready) future can see its values — they are inline,
+  // or in a state that holds them itself and that only this future holds — so that they may
+  // be moved out.
+  bool values_unshared() const noexcept {
+    if constexpr (inline_ok)
+      if (cell_ == nullptr) return true;
+    if constexpr (sizeof...(T) == 0) {
+      return true;
+    } else {
+      auto* c = static_cast<const detail::value_cell<T...>*>(cell_);
+      return c->refs == 1 && c->borrowed == nullptr;
+    }
+  }
+  // Internal: the values as rvalues (references stay references). Precondition:
+  // values_unshared().
+  std::tuple<T&&...> value_rvalues() noexcept {
+    if constexpr (sizeof...(T) == 0) {
+      return {};
+    } else {
+      if constexpr (inline_ok)
+        if (cell_ == nullptr) return rvalues_of(vals_.get(), std::index_sequence_for<T...>{});
+      return rvalues_of(static_cast<detail::value_cell<T...>*>(cell_)->owned(), std::index_sequence_for<T...>{});
+    }
+  }
 
  private:
   using inline_type = std::conditional_t<inline_ok, detail::inline_values<T...>, detail::no_inline_values>;
@@ -308,6 +332,10 @@ class future {
   }
 
   template <std::size_t... I>
+  static std::tuple<T&&...> rvalues_of(results_type& t, std::index_sequence<I...>) noexcept {
+    return std::tuple<T&&...>(std::get<I>(std::move(t))...);
+  }
+  template <std::size_t... I>
   results_type copy_tuple(std::index_sequence<I...>) const {
     [[maybe_unused]] auto refs = result_reference_tuple();
     return results_type(std::get<I>(refs)...);
@@ -330,11 +358,8 @@ class future {
       // moving from them through the const view is valid.
       return U(std::move(const_cast<U&>(std::get<I>(result_reference_tuple()))));
     } else {
-      if constexpr (inline_ok)
-        if (cell_ == nullptr) return std::get<I>(vals_.get());
-      auto* c = static_cast<detail::value_cell<T...>*>(cell_);
-      if (c->refs == 1 && c->borrowed == nullptr) return U(std::move(std::get<I>(c->owned())));
-      return U(std::get<I>(c->value_refs()));
+      if (values_unshared()) return U(std::get<I>(value_rvalues()));
+      return U(std::get<I>(result_reference_tuple()));
     }
   }
 
@@ -400,14 +425,51 @@ Fut invoke_to_future(Fn& fn, const Tuple& args, const char* kind = "a future::th
   }
 }
 
-// The state of `src.then(fn)` while src is not ready: a value cell for the result, a
-// listener on src, and — when fn returns a future — that future, whose values this cell
-// then hands out by reference (the callback's values are never copied).
+// A cell whose values are those of another future, `inner` (a then() whose callback
+// returned a future): it hands out references into inner's state rather than copies.
+template <typename... R>
+struct proxy_cell : value_cell<R...> {
+  future<R...> inner;
+
+  static typename value_cell<R...>::refs_type inner_refs(const value_cell<R...>* c) noexcept {
+    return static_cast<const proxy_cell*>(c)->inner.result_reference_tuple();
+  }
+  void borrow_inner() noexcept {
+    if constexpr (sizeof...(R) > 0) this->borrowed = &proxy_cell::inner_refs;
+  }
+  // Once inner is ready. Values nothing else can see are moved here and inner let go;
+  // otherwise this proxy refers past any chain of proxies to the state that holds the
+  // values, so an asynchronous recursion (each level's then() returning the next level's
+  // future) keeps two states allocated, not one per level.
+  void settle() {
+    if constexpr (sizeof...(R) == 0) {
+      inner = future<>();
+    } else {
+      if constexpr ((std::is_move_constructible_v<R> && ...)) {
+        if (inner.values_unshared()) {
+          this->emplace_tuple(inner.value_rvalues());
+          this->borrowed = nullptr;
+          inner = future<R...>();
+          return;
+        }
+      }
+      while (is_real_cell(inner.cell())) {
+        auto* c = static_cast<value_cell<R...>*>(inner.cell());
+        if (c->borrowed != &proxy_cell::inner_refs) break;
+        future<R...> deeper = static_cast<proxy_cell*>(c)->inner;  // before c may go away
+        inner = std::move(deeper);
+      }
+    }
+  }
+};
+
+// The state of `src.then(fn)`: a listener on src until it is ready, then the callback's
+// result — a value constructed in place, or the future it returned (see proxy_cell).
 template <typename Fut, typename Fn, typename... T>
 struct then_cell;
 
 template <typename... R, typename Fn, typename... T>
-struct then_cell<future<R...>, Fn, T...> : value_cell<R...> {
+struct then_cell<future<R...>, Fn, T...> : proxy_cell<R...> {
   struct hook : listener {
     then_cell* owner;
   };
@@ -415,7 +477,6 @@ struct then_cell<future<R...>, Fn, T...> : value_cell<R...> {
   hook on_src, on_inner;
   Fn fn;
   cell_base* src;
-  future<R...> inner;
 
   template <typename F>
   then_cell(cell_base* source, F&& f) : fn(std::forward<F>(f)), src(source) {
@@ -427,10 +488,6 @@ struct then_cell<future<R...>, Fn, T...> : value_cell<R...> {
     src->listen(&on_src);
   }
   static void destroy(cell_base* c) { delete static_cast<then_cell*>(c); }
-
-  static typename value_cell<R...>::refs_type inner_refs(const value_cell<R...>* c) noexcept {
-    return static_cast<const then_cell*>(c)->inner.result_reference_tuple();
-  }
 
   static void src_ready(listener* l) {
     then_cell* self = static_cast<hook*>(l)->owner;
@@ -447,7 +504,7 @@ struct then_cell<future<R...>, Fn, T...> : value_cell<R...> {
     self->src->drop_ref();
     self->src = nullptr;
     if constexpr (is_future_v<ret>) {
-      if constexpr (sizeof...(R) > 0) self->borrowed = &then_cell::inner_refs;
+      self->borrow_inner();
       if (!self->inner.ready()) {
         // fn returned a pending future: become ready when it does (spec §5.8.1 ¶49).
         if (!is_real_cell(self->inner.cell())) {  // never ready: neither are we
@@ -464,7 +521,7 @@ struct then_cell<future<R...>, Fn, T...> : value_cell<R...> {
   }
   static void inner_ready(listener* l) { static_cast<hook*>(l)->owner->finish(); }
   void finish() {
-    if constexpr (sizeof...(R) == 0) inner = future<>();  // nothing to keep
+    if constexpr (is_future_v<ret>) this->settle();
     this->add_ref();  // fulfilling may run callbacks that drop the last outside reference
     this->fulfill(1);
     this->drop_ref();
@@ -537,17 +594,26 @@ struct when_all_cell<future<R...>, Fs...> : value_cell<R...> {
   }
   void arrive() {
     if (--pending != 0) return;
-    // Drop the valueless inputs' references now (a `f = when_all(f, op())` loop must not
-    // keep a chain of every earlier state alive).
-    std::apply([](auto&... f) { (drop_if_valueless(f), ...); }, inputs);
+    if constexpr (sizeof...(R) > 0 && (std::is_move_constructible_v<R> && ...)) {
+      // Values no other future can see are moved here, and every input let go.
+      if (std::apply([](const Fs&... f) { return (f.values_unshared() && ...); }, inputs)) {
+        this->emplace_tuple(std::apply([](Fs&... f) { return std::tuple_cat(f.value_rvalues()...); }, inputs));
+        this->borrowed = nullptr;
+      }
+    }
+    // Drop the inputs' references that are not needed any more (a `f = when_all(f, op())`
+    // loop must not keep a chain of every earlier state alive).
+    std::apply([this](auto&... f) { (drop_if_unneeded(f), ...); }, inputs);
     this->add_ref();
     this->fulfill(1);
     this->drop_ref();
     this->drop_ref();  // the listeners' reference
   }
   template <typename F>
-  static void drop_if_valueless(F& f) {
-    if constexpr (std::tuple_size_v<typename F::results_type> == 0) f = F();
+  void drop_if_unneeded(F& f) {
+    if constexpr (sizeof...(R) > 0 && std::tuple_size_v<typename F::results_type> > 0)
+      if (this->borrowed) return;  // the values are handed out from this input
+    f = F();
   }
 };
 

@@ -76,20 +76,37 @@ using rpc_result_t = std::invoke_result_t<Fn&, typename rpc_arg<Args>::callee_ty
 // types the callee serialized them as, `wire`: the reply is read with the wire types'
 // deserialization, which may produce other types (spec §6.2.3), and a const result stays
 // const (spec §6.4 ¶4).
-template <typename R>
+// A result that is not Serializable gets stand-in types, so that rpc_impl's static_assert,
+// not a missing member, is the error the user sees.
+template <typename R, typename = void>
 struct rpc_values {
+  using type = std::tuple<detail::remove_cvref_t<R>>;
+  using wire = std::tuple<detail::remove_cvref_t<R>>;
+  static constexpr bool ok = false;
+};
+template <typename R>
+struct rpc_values<R, std::enable_if_t<!is_future_v<R> && !std::is_void_v<R> && is_serializable<detail::remove_cvref_t<R>>::value>> {
   using type = std::tuple<deserialized_type_t<R>>;
   using wire = std::tuple<detail::remove_cvref_t<R>>;
+  static constexpr bool ok = true;
 };
 template <>
 struct rpc_values<void> {
   using type = std::tuple<>;
   using wire = std::tuple<>;
+  static constexpr bool ok = true;
 };
 template <typename... U>
-struct rpc_values<future<U...>> {
+struct rpc_values<future<U...>, std::enable_if_t<(is_serializable<detail::remove_cvref_t<U>>::value && ...)>> {
   using type = std::tuple<deserialized_type_t<U>...>;
   using wire = std::tuple<detail::remove_cvref_t<U>...>;
+  static constexpr bool ok = true;
+};
+template <typename... U>
+struct rpc_values<future<U...>, std::enable_if_t<!(is_serializable<detail::remove_cvref_t<U>>::value && ...)>> {
+  using type = std::tuple<detail::remove_cvref_t<U>...>;
+  using wire = std::tuple<detail::remove_cvref_t<U>...>;
+  static constexpr bool ok = false;
 };
 
 // ---- function objects ----
@@ -445,8 +462,8 @@ auto rpc_ff_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   }
 }
 
-template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
-auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+template <bool Immediate, typename Cxs, typename Fn, typename... Args>
+auto rpc_impl_checked(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   using C = detail::remove_cvref_t<Cxs>;
   using F = std::decay_t<Fn>;
   using R = rpc_result_t<typename function_holder<F>::stored, detail::remove_cvref_t<Args>...>;
@@ -480,6 +497,17 @@ auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
     send();
     return prepared;
   }
+}
+
+template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
+auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+  using R = rpc_result_t<typename function_holder<std::decay_t<Fn>>::stored, detail::remove_cvref_t<Args>...>;
+  static_assert(rpc_values<R>::ok,
+                "upcxx::rpc: the function's result (or the values of the future it returns) must be Serializable "
+                "(spec 9.2, 6.1)");
+  if constexpr (rpc_values<R>::ok)
+    return rpc_impl_checked<Immediate>(target, std::forward<Cxs>(cxs), std::forward<Fn>(fn),
+                                       std::forward<Args>(args)...);
 }
 
 template <typename Fn, typename... Args, std::size_t... I>
