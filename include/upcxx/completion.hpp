@@ -404,14 +404,11 @@ struct cx_async_state<completions<Cx...>, std::tuple<S...>, std::tuple<O...>> {
   template <cx_event E, typename Vals, cx_event IE, bool Eager>
   void notify_item(future_cx<IE, Eager>&, cell_base* slot, Vals&& vals) {
     if constexpr (IE == E) {
-      emplace_values(slot, std::forward<Vals>(vals));
+      // The cell prepare() made for this event's values (S... or O...).
+      using cell_t = typename cell_of<std::conditional_t<E == cx_event::source, std::tuple<S...>, std::tuple<O...>>>::type;
+      static_cast<cell_t*>(slot)->emplace_tuple(std::forward<Vals>(vals));
       defer_to(*initiator, slot, 1);  // the queue takes over our reference
     }
-  }
-  template <typename Vals>
-  static void emplace_values(cell_base* slot, Vals&& vals) {
-    using cell_t = typename cell_of<detail::remove_cvref_t<Vals>>::type;
-    static_cast<cell_t*>(slot)->emplace_tuple(std::forward<Vals>(vals));
   }
   template <cx_event E, typename Vals, cx_event IE, bool Eager, typename... T>
   void notify_item(promise_cx<IE, Eager, T...>& item, cell_base*, Vals&& vals) {

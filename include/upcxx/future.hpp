@@ -603,11 +603,15 @@ struct when_all_cell<future<R...>, Fs...> : value_cell<R...> {
     }
     // Drop the inputs' references that are not needed any more (a `f = when_all(f, op())`
     // loop must not keep a chain of every earlier state alive).
-    std::apply([this](auto&... f) { (drop_if_unneeded(f), ...); }, inputs);
+    drop_unneeded(std::index_sequence_for<Fs...>{});
     this->add_ref();
     this->fulfill(1);
     this->drop_ref();
     this->drop_ref();  // the listeners' reference
+  }
+  template <std::size_t... I>
+  void drop_unneeded(std::index_sequence<I...>) {
+    (drop_if_unneeded(std::get<I>(inputs)), ...);
   }
   template <typename F>
   void drop_if_unneeded(F& f) {

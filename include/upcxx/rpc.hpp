@@ -409,7 +409,8 @@ struct rpc_reply_state<Cxs, std::tuple<V...>, std::tuple<W...>> final : reply_ba
   static void deliver_reply(reply_base* base, const std::byte* bytes, std::size_t) {
     auto* self = static_cast<rpc_reply_state*>(base);
     serial_reader r(bytes);
-    std::tuple<V...> vals{deserialize_from<W>(r)...};  // braces: read in order
+    // Not const, even for a const result (spec §6.4 ¶4), so that the values can be moved on.
+    std::tuple<std::remove_const_t<V>...> vals{deserialize_from<W>(r)...};  // braces: read in order
     self->cx.template notify<cx_event::operation>(std::move(vals));  // moved into the future
     delete self;
   }
