@@ -327,7 +327,21 @@ void row_rpc() {
   upcxx::promise<D> pro;
   upcxx::rpc(peer, upcxx::operation_cx::as_promise(pro), [](int x) { return K::make(x); }, 85);
   COMPAT_CHECK(K::get(pro.finalize().wait_reference()) == 85);
+  // To an LPC, which takes the value by value (moved in).
+  int got = 0;
+  upcxx::rpc(peer, upcxx::operation_cx::as_lpc(upcxx::current_persona(), [&got](D v) { got = K::get(v); }),
+             [](int x) { return K::make(x); }, 86);
+  while (got == 0) upcxx::progress();
+  COMPAT_CHECK(got == 86);
   COMPAT_CHECK(no_copies());
+  if constexpr (std::is_copy_constructible_v<D>) {
+    // A future and a promise both receive the value: one of them gets a copy.
+    upcxx::promise<D> both;
+    upcxx::future<D> f2 = upcxx::rpc(peer, upcxx::operation_cx::as_future() | upcxx::operation_cx::as_promise(both),
+                                     [](int x) { return K::make(x); }, 87);
+    COMPAT_CHECK(K::get(f2.wait_reference()) == 87 && K::get(both.finalize().wait_reference()) == 87);
+    if constexpr (std::is_same_v<D, Counted>) COMPAT_CHECK(Counted::copies == 1);
+  }
 }
 
 // rpc returning a reference to a value its target keeps: delivered as a value, never copied
