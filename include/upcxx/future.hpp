@@ -354,8 +354,9 @@ class future {
     if constexpr (std::is_reference_v<U>) {
       return std::get<I>(result_reference_tuple());
     } else if constexpr (!std::is_copy_constructible_v<U>) {
-      // The values are never const objects (they are constructed in raw storage), so
-      // moving from them through the const view is valid.
+      // The values are objects of type U constructed in raw storage (a const U does not
+      // get here: it cannot be moved from), so moving from them through the const view is
+      // valid.
       return U(std::move(const_cast<U&>(std::get<I>(result_reference_tuple()))));
     } else {
       if (values_unshared()) return U(std::get<I>(value_rvalues()));
@@ -551,7 +552,8 @@ namespace detail {
 
 // The state of a when_all() of several futures: it keeps the inputs that carry values and
 // hands out references into them (as the reference implementation does), so no value is
-// copied and values that cannot be copied work. Valueless inputs are let go once ready.
+// copied and values that cannot be copied work. Inputs whose values only it can see have
+// them moved in instead; valueless inputs are let go once ready.
 template <typename Fut, typename... Fs>
 struct when_all_cell;
 
