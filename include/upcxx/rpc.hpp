@@ -357,9 +357,17 @@ struct rpc_exec {
         arg_holders<Args...> a(r, ids);
         decltype(auto) value =
             a.apply([&](auto&&... v) -> decltype(auto) { return std::invoke(*f.fn, std::forward<decltype(v)>(v)...); });
-        if (reply_to) send_reply(in.source, reply_to, value);
+        reply(in.source, reply_to, value);
       });
     }
+  }
+  // Sends the result back to an rpc. A result that is not Serializable can only come from
+  // rpc_ff or remote_cx::as_rpc (rpc refuses it at compile time), which discard it: the
+  // reply code is not even formed for it.
+  template <typename... V>
+  static void reply(intrank_t source, std::uint64_t reply_to, const V&... values) {
+    if constexpr (rpc_values<result>::ok)
+      if (reply_to) send_reply(source, reply_to, values...);
   }
   // Debug codemode reports an exception that leaves the user's part of a call (its
   // deserialization and body) here, in the program's codemode (UPC++ 2021.9).
@@ -389,7 +397,7 @@ struct rpc_exec {
     });
     intrank_t source = in.source;
     fut.then([call, reply_to, source](const auto&... values) {
-      if (reply_to) send_reply(source, reply_to, values...);
+      reply(source, reply_to, values...);
       delete call;
     });
   }

@@ -79,6 +79,34 @@ int main() {
   COMPAT_CHECK(remote_size == 8);
   COMPAT_CHECK(table->copies() == copies_at_start);  // the table itself never travels
 
+  // rpc_ff and remote_cx::as_rpc discard the function's result, which need not be
+  // Serializable either: here a reference to the table itself (a fluent insert).
+  for (int k = 0; k < 3; ++k)
+    upcxx::rpc_ff(
+        right,
+        [](upcxx::dist_object<local_table>& t, int key) -> local_table& {
+          t->insert(key, "ff");
+          return *t;
+        },
+        table, 5000 + me * 10 + k);
+  upcxx::global_ptr<int> slot = upcxx::new_<int>(0);
+  upcxx::dist_object<upcxx::global_ptr<int>> slots(slot);
+  upcxx::global_ptr<int> right_slot = slots.fetch(right).wait();
+  upcxx::rput(7, right_slot,
+              upcxx::remote_cx::as_rpc(
+                  [](upcxx::dist_object<local_table>& t) -> local_table& {
+                    t->insert(-1, "as_rpc");
+                    return *t;
+                  },
+                  table) |
+                  upcxx::operation_cx::as_future())
+      .wait();
+  while (table->size() < 12) upcxx::progress();
+  COMPAT_CHECK(table->find(5000 + left * 10 + 2) == "ff" && table->find(-1) == "as_rpc");
+  COMPAT_CHECK(*slot.local() == 7);
+  upcxx::barrier();
+  upcxx::delete_(slot);
+
   // A move-only value: read and replaced remotely.
   int remote = upcxx::rpc(right, [](upcxx::dist_object<std::unique_ptr<int>>& c) { return **c; }, cell).wait();
   COMPAT_CHECK(remote == 100 + right);
