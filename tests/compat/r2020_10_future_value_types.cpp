@@ -355,6 +355,24 @@ void row_rpc_reference(upcxx::dist_object<decayed_t<K>>& keep) {
   COMPAT_CHECK(no_copies());
 }
 
+// Collectives' value forms: broadcast and reductions of a TriviallySerializable value (here
+// possibly move-only), broadcast_nontrivial of any Serializable one. Collective: every rank
+// runs the table's rows in the same order.
+template <typename K>
+void row_collectives() {
+  using D = decayed_t<K>;
+  const int me = upcxx::rank_me(), n = upcxx::rank_n();
+  if constexpr (upcxx::is_trivially_serializable<D>::value) {
+    upcxx::future<D> b = upcxx::broadcast(K::make(90 + me), n - 1);
+    COMPAT_CHECK(K::get(b.wait_reference()) == 90 + n - 1);
+    upcxx::future<D> r = upcxx::reduce_all(K::make(me), [](const D& x, const D& y) { return K::make(K::get(x) + K::get(y)); });
+    COMPAT_CHECK(K::get(r.wait_reference()) == n * (n - 1) / 2);
+  }
+  upcxx::future<D> bn = upcxx::experimental::broadcast_nontrivial(K::make(95 + me), 0);
+  COMPAT_CHECK(K::get(bn.wait_reference()) == 95);
+  COMPAT_CHECK(no_copies());
+}
+
 // ---- the table ----
 
 struct row {
@@ -374,6 +392,7 @@ void add_rows(std::vector<row>& table) {
   table.push_back({K::name, "result()/wait() of an rvalue future", &row_result_rvalue<K>});
   table.push_back({K::name, "multi-value futures", &row_multi_value<K>});
   if constexpr (K::serializable) table.push_back({K::name, "rpc returning it", &row_rpc<K>});
+  if constexpr (K::serializable) table.push_back({K::name, "broadcast / reduce_all", &row_collectives<K>});
 }
 
 int main() {
