@@ -103,7 +103,7 @@ int main() {
       .wait();
   while (table->size() < 12) upcxx::progress();
   COMPAT_CHECK(table->find(5000 + left * 10 + 2) == "ff" && table->find(-1) == "as_rpc");
-  COMPAT_CHECK(*slot.local() == 7);
+  COMPAT_CHECK(upcxx::rget(slot).wait() == 7);
   upcxx::barrier();
   upcxx::delete_(slot);
 
