@@ -61,6 +61,10 @@ struct cell_base : pooled {
     waiters = l;
   }
   // Subtracts n dependencies; at zero, fires every listener (which may run user callbacks).
+  // The caller holds a reference to the cell until this returns (a promise, a completion's
+  // queue entry, a then()/when_all() state's own guard): so while listeners fire, no
+  // listener sees the cell as held only by itself (future::values_unshared), and none can
+  // destroy it by letting its own reference go.
   void fulfill(std::intptr_t n) {
     deps -= n;
     if (deps == 0 && waiters) fire_all();
