@@ -16,6 +16,16 @@
 
 #include "compat_check.hpp"
 
+// The row being run, named in the report of a failed check.
+const char* current_kind = "";
+const char* current_api = "";
+#define ROW_CHECK(cond)                                                                          \
+  do {                                                                                           \
+    const bool row_ok_ = static_cast<bool>(cond);                                                \
+    if (!row_ok_) std::fprintf(stderr, "row [%s] x [%s]: %s\n", current_kind, current_api, #cond); \
+    COMPAT_CHECK(row_ok_);                                                                       \
+  } while (0)
+
 // ---- the value kinds ----
 
 // Copyable, no default constructor, Serializable; counts its copies and moves.
@@ -125,14 +135,14 @@ template <typename K>
 void row_make_future() {
   using T = typename K::T;
   upcxx::future<T> f = upcxx::make_future<T>(K::make(11));
-  COMPAT_CHECK(f.ready());
-  COMPAT_CHECK(K::get(f.result_reference()) == 11);
-  COMPAT_CHECK(K::get(f.wait_reference()) == 11);
+  ROW_CHECK(f.ready());
+  ROW_CHECK(K::get(f.result_reference()) == 11);
+  ROW_CHECK(K::get(f.wait_reference()) == 11);
   // to_future and when_all of a value take the value's decayed type (spec 5.8.1 p73, p76).
   upcxx::future<decayed_t<K>> g = upcxx::to_future(K::make(12));
-  COMPAT_CHECK(K::get(g.template result_reference<0>()) == 12);
-  if constexpr (std::is_reference_v<T>) COMPAT_CHECK(&f.result_reference() == &slots[11]);
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(K::get(g.template result_reference<0>()) == 12);
+  if constexpr (std::is_reference_v<T>) ROW_CHECK(&f.result_reference() == &slots[11]);
+  ROW_CHECK(no_copies());
 }
 
 template <typename K>
@@ -144,17 +154,17 @@ void row_promise() {
   int seen = 0;
   upcxx::future<> after = f.then([&seen](arg_t<K> x) { seen = K::get(x); });
   p.fulfill_result(K::make(21));
-  COMPAT_CHECK(!f.ready() && seen == 0);
+  ROW_CHECK(!f.ready() && seen == 0);
   p.fulfill_anonymous(1);
-  COMPAT_CHECK(f.ready() && after.ready() && seen == 21);
-  COMPAT_CHECK(K::get(f.result_reference()) == 21);
+  ROW_CHECK(f.ready() && after.ready() && seen == 21);
+  ROW_CHECK(K::get(f.result_reference()) == 21);
   // require_anonymous, fulfill_result, finalize.
   upcxx::promise<T> q;
   q.require_anonymous(1);
   q.fulfill_result(K::make(22));
   upcxx::future<T> g = q.finalize();
-  COMPAT_CHECK(g.ready() && K::get(g.result_reference()) == 22);
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(g.ready() && K::get(g.result_reference()) == 22);
+  ROW_CHECK(no_copies());
 }
 
 template <typename K>
@@ -163,17 +173,17 @@ void row_then_value() {
   auto plus = [](arg_t<K> x) -> T { return K::make(K::get(x) + 1); };
   // On a ready future (runs at once) and on a pending one (runs at fulfilment).
   upcxx::future<T> a = upcxx::make_future<T>(K::make(30)).then(plus);
-  COMPAT_CHECK(a.ready() && K::get(a.result_reference()) == 31);
+  ROW_CHECK(a.ready() && K::get(a.result_reference()) == 31);
   upcxx::promise<T> p;
   upcxx::future<T> b = p.get_future().then(plus).then(plus);
-  COMPAT_CHECK(!b.ready());
+  ROW_CHECK(!b.ready());
   p.fulfill_result(K::make(32));
-  COMPAT_CHECK(b.ready() && K::get(b.result_reference()) == 34);
-  if constexpr (std::is_reference_v<T>) COMPAT_CHECK(&b.result_reference() == &slots[34]);
+  ROW_CHECK(b.ready() && K::get(b.result_reference()) == 34);
+  if constexpr (std::is_reference_v<T>) ROW_CHECK(&b.result_reference() == &slots[34]);
   // A value of another type computed from it.
   upcxx::future<std::string> s = b.then([](arg_t<K> x) { return std::to_string(K::get(x)); });
-  COMPAT_CHECK(s.result() == "34");
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(s.result() == "34");
+  ROW_CHECK(no_copies());
 }
 
 template <typename K>
@@ -187,18 +197,18 @@ void row_then_future() {
   upcxx::future<T> inner_f = inner.get_future();
   upcxx::future<T> b = src.get_future().then([inner_f](arg_t<K>) { return inner_f; });
   src.fulfill_result(K::make(20));
-  COMPAT_CHECK(a.ready() && K::get(a.result_reference()) == 40);
-  COMPAT_CHECK(!b.ready());
+  ROW_CHECK(a.ready() && K::get(a.result_reference()) == 40);
+  ROW_CHECK(!b.ready());
   inner.fulfill_result(K::make(41));
-  COMPAT_CHECK(b.ready() && K::get(b.result_reference()) == 41);
+  ROW_CHECK(b.ready() && K::get(b.result_reference()) == 41);
   // b hands out the inner future's values themselves.
-  COMPAT_CHECK(&b.result_reference() == &inner_f.result_reference());
+  ROW_CHECK(&b.result_reference() == &inner_f.result_reference());
   // On a ready source.
   upcxx::future<T> c = upcxx::make_future<T>(K::make(42)).then([](arg_t<K> x) {
     return upcxx::make_future<T>(K::make(K::get(x) + 1));
   });
-  COMPAT_CHECK(K::get(c.result_reference()) == 43);
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(K::get(c.result_reference()) == 43);
+  ROW_CHECK(no_copies());
 }
 
 template <typename K>
@@ -207,12 +217,12 @@ void row_then_void() {
   int seen = 0;
   upcxx::promise<T> p;
   upcxx::future<> done = p.get_future().then([&seen](arg_t<K> x) { seen = K::get(x); });
-  COMPAT_CHECK(!done.ready());
+  ROW_CHECK(!done.ready());
   p.fulfill_result(K::make(50));
-  COMPAT_CHECK(done.ready() && seen == 50);
+  ROW_CHECK(done.ready() && seen == 50);
   upcxx::future<> now = upcxx::make_future<T>(K::make(51)).then([&seen](arg_t<K> x) { seen = K::get(x); });
-  COMPAT_CHECK(now.ready() && seen == 51);
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(now.ready() && seen == 51);
+  ROW_CHECK(no_copies());
 }
 
 template <typename K>
@@ -220,33 +230,33 @@ void row_when_all() {
   using T = typename K::T;
   // A value alone (the when_all(A(6))).
   upcxx::future<decayed_t<K>> one = upcxx::when_all(K::make(6));
-  COMPAT_CHECK(one.ready() && K::get(one.result_reference()) == 6);
+  ROW_CHECK(one.ready() && K::get(one.result_reference()) == 6);
   // Pending futures, a value, a ready future<int> and a pending future<>.
   upcxx::promise<T> p1;
   upcxx::promise<> gate;
   upcxx::future<T, decayed_t<K>, int> mix = upcxx::when_all(p1.get_future(), K::make(7), upcxx::make_future(3), gate.get_future());
-  COMPAT_CHECK(!mix.ready());
+  ROW_CHECK(!mix.ready());
   p1.fulfill_result(K::make(5));
-  COMPAT_CHECK(!mix.ready());
+  ROW_CHECK(!mix.ready());
   gate.finalize();
-  COMPAT_CHECK(mix.ready());
-  COMPAT_CHECK(K::get(mix.template result_reference<0>()) == 5);
-  COMPAT_CHECK(K::get(mix.template result_reference<1>()) == 7);
-  COMPAT_CHECK(mix.template result<2>() == 3);
+  ROW_CHECK(mix.ready());
+  ROW_CHECK(K::get(mix.template result_reference<0>()) == 5);
+  ROW_CHECK(K::get(mix.template result_reference<1>()) == 7);
+  ROW_CHECK(mix.template result<2>() == 3);
   int sum = 0;
   mix.then([&sum](arg_t<K> a, const decayed_t<K>& b, int c) { sum = K::get(a) + K::get(b) + c; });
-  COMPAT_CHECK(sum == 15);
+  ROW_CHECK(sum == 15);
   // Every input ready (and shared: the inputs live on after the call).
   upcxx::future<T> r1 = upcxx::make_future<T>(K::make(1)), r2 = upcxx::make_future<T>(K::make(2));
   upcxx::future<T, T> both = upcxx::when_all(r1, r2);
-  COMPAT_CHECK(both.ready());
-  COMPAT_CHECK(K::get(both.template result_reference<0>()) == 1 && K::get(both.template result_reference<1>()) == 2);
-  COMPAT_CHECK(K::get(r1.result_reference()) == 1);  // the input is untouched
+  ROW_CHECK(both.ready());
+  ROW_CHECK(K::get(both.template result_reference<0>()) == 1 && K::get(both.template result_reference<1>()) == 2);
+  ROW_CHECK(K::get(r1.result_reference()) == 1);  // the input is untouched
   // Nested: a when_all of a when_all.
   upcxx::future<T, T, decayed_t<K>> three = upcxx::when_all(both, upcxx::when_all(K::make(9)));
-  COMPAT_CHECK(K::get(three.template result_reference<2>()) == 9);
-  if constexpr (std::is_reference_v<T>) COMPAT_CHECK(&three.template result_reference<0>() == &slots[1]);
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(K::get(three.template result_reference<2>()) == 9);
+  if constexpr (std::is_reference_v<T>) ROW_CHECK(&three.template result_reference<0>() == &slots[1]);
+  ROW_CHECK(no_copies());
 }
 
 template <typename K>
@@ -256,26 +266,26 @@ void row_result_rvalue() {
   // The only handle on its values: they are moved out, not copied.
   upcxx::future<T> f = upcxx::make_future<T>(K::make(60));
   D v = std::move(f).result();
-  COMPAT_CHECK(K::get(v) == 60);
+  ROW_CHECK(K::get(v) == 60);
   upcxx::promise<T> p;
   upcxx::future<T> g = p.get_future();
   p.fulfill_result(K::make(61));
   p = upcxx::promise<T>();  // the state's only other holder goes away
   D w = std::move(g).wait();
-  COMPAT_CHECK(K::get(w) == 61);
+  ROW_CHECK(K::get(w) == 61);
   std::tuple<D> t = upcxx::make_future<T>(K::make(62)).wait_tuple();
-  COMPAT_CHECK(K::get(std::get<0>(t)) == 62);
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(K::get(std::get<0>(t)) == 62);
+  ROW_CHECK(no_copies());
   if constexpr (std::is_copy_constructible_v<D> && !std::is_reference_v<T>) {
     // Shared with another future: a copy, and the other future keeps its value.
     upcxx::future<T> h = upcxx::make_future<T>(K::make(63));
     upcxx::future<T> keep = h;
     D x = std::move(h).result();
-    COMPAT_CHECK(K::get(x) == 63 && K::get(keep.result_reference()) == 63);
+    ROW_CHECK(K::get(x) == 63 && K::get(keep.result_reference()) == 63);
     // An lvalue future copies (spec 5.8.1 p19).
     D y = keep.result();
-    COMPAT_CHECK(K::get(y) == 63);
-    if constexpr (std::is_same_v<D, Counted>) COMPAT_CHECK(Counted::copies == 2);
+    ROW_CHECK(K::get(y) == 63);
+    if constexpr (std::is_same_v<D, Counted>) ROW_CHECK(Counted::copies == 2);
   }
 }
 
@@ -283,18 +293,18 @@ template <typename K>
 void row_multi_value() {
   using T = typename K::T;
   upcxx::future<T, int> f = upcxx::make_future<T, int>(K::make(70), 71);
-  COMPAT_CHECK(K::get(f.template result_reference<0>()) == 70 && f.template result<1>() == 71);
+  ROW_CHECK(K::get(f.template result_reference<0>()) == 70 && f.template result<1>() == 71);
   upcxx::promise<T, int> p;
   upcxx::future<int> sum = p.get_future().then([](arg_t<K> a, int b) { return K::get(a) + b; });
   p.fulfill_result(K::make(72), 73);
-  COMPAT_CHECK(sum.result() == 145);
+  ROW_CHECK(sum.result() == 145);
   auto refs = p.get_future().result_reference();  // std::tuple<arg_t<K>, const int&>
   static_assert(std::is_same_v<decltype(refs), std::tuple<arg_t<K>, const int&>>);
-  COMPAT_CHECK(K::get(std::get<0>(refs)) == 72 && std::get<1>(refs) == 73);
+  ROW_CHECK(K::get(std::get<0>(refs)) == 72 && std::get<1>(refs) == 73);
   // A callback returning a multi-value future.
   upcxx::future<T, int> g = upcxx::make_future(5).then([](int x) { return upcxx::make_future<T, int>(K::make(x), x + 1); });
-  COMPAT_CHECK(K::get(g.template result_reference<0>()) == 5 && g.template result<1>() == 6);
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(K::get(g.template result_reference<0>()) == 5 && g.template result<1>() == 6);
+  ROW_CHECK(no_copies());
 }
 
 // An rpc whose body returns the kind's (decayed) value: by value, as a future (ready, or
@@ -304,9 +314,9 @@ void row_rpc() {
   using D = decayed_t<K>;
   const int me = upcxx::rank_me(), peer = (me + 1) % upcxx::rank_n();
   upcxx::future<D> byval = upcxx::rpc(peer, [](int x) { return K::make(x); }, 80 + me);
-  COMPAT_CHECK(K::get(byval.wait_reference()) == 80 + me);
+  ROW_CHECK(K::get(byval.wait_reference()) == 80 + me);
   upcxx::future<D> fut = upcxx::rpc(peer, [](int x) { return upcxx::make_future<D>(K::make(x)); }, 81);
-  COMPAT_CHECK(K::get(fut.wait_reference()) == 81);
+  ROW_CHECK(K::get(fut.wait_reference()) == 81);
   upcxx::future<D> later = upcxx::rpc(
       peer,
       [](int x) {
@@ -315,32 +325,32 @@ void row_rpc() {
         return p.get_future();
       },
       82);
-  COMPAT_CHECK(K::get(later.wait_reference()) == 82);
+  ROW_CHECK(K::get(later.wait_reference()) == 82);
   // Several values, one of them the kind's.
   upcxx::future<D, int> two = upcxx::rpc(peer, [](int x) { return upcxx::make_future<D, int>(K::make(x), -x); }, 83);
   two.wait_reference();  // (wait() would copy the values out)
-  COMPAT_CHECK(K::get(two.template result_reference<0>()) == 83 && two.template result<1>() == -83);
+  ROW_CHECK(K::get(two.template result_reference<0>()) == 83 && two.template result<1>() == -83);
   // Moved out at the end (a move-only value in hand).
   D out = upcxx::rpc(peer, [](int x) { return K::make(x); }, 84).wait();
-  COMPAT_CHECK(K::get(out) == 84);
+  ROW_CHECK(K::get(out) == 84);
   // Into a promise instead of a future.
   upcxx::promise<D> pro;
   upcxx::rpc(peer, upcxx::operation_cx::as_promise(pro), [](int x) { return K::make(x); }, 85);
-  COMPAT_CHECK(K::get(pro.finalize().wait_reference()) == 85);
+  ROW_CHECK(K::get(pro.finalize().wait_reference()) == 85);
   // To an LPC, which takes the value by value (moved in).
   int got = 0;
   upcxx::rpc(peer, upcxx::operation_cx::as_lpc(upcxx::current_persona(), [&got](D v) { got = K::get(v); }),
              [](int x) { return K::make(x); }, 86);
   while (got == 0) upcxx::progress();
-  COMPAT_CHECK(got == 86);
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(got == 86);
+  ROW_CHECK(no_copies());
   if constexpr (std::is_copy_constructible_v<D>) {
     // A future and a promise both receive the value: one of them gets a copy.
     upcxx::promise<D> both;
     upcxx::future<D> f2 = upcxx::rpc(peer, upcxx::operation_cx::as_future() | upcxx::operation_cx::as_promise(both),
                                      [](int x) { return K::make(x); }, 87);
-    COMPAT_CHECK(K::get(f2.wait_reference()) == 87 && K::get(both.finalize().wait_reference()) == 87);
-    if constexpr (std::is_same_v<D, Counted>) COMPAT_CHECK(Counted::copies == 1);
+    ROW_CHECK(K::get(f2.wait_reference()) == 87 && K::get(both.finalize().wait_reference()) == 87);
+    if constexpr (std::is_same_v<D, Counted>) ROW_CHECK(Counted::copies == 1);
   }
 }
 
@@ -351,8 +361,8 @@ void row_rpc_reference(upcxx::dist_object<decayed_t<K>>& keep) {
   using D = decayed_t<K>;
   const int peer = (upcxx::rank_me() + 1) % upcxx::rank_n();
   upcxx::future<D> f = upcxx::rpc(peer, [](upcxx::dist_object<D>& d) -> const D& { return *d; }, keep);
-  COMPAT_CHECK(K::get(f.wait_reference()) == 1000 + peer);
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(K::get(f.wait_reference()) == 1000 + peer);
+  ROW_CHECK(no_copies());
 }
 
 // Collectives' value forms: broadcast and reductions of a TriviallySerializable value (here
@@ -364,13 +374,13 @@ void row_collectives() {
   const int me = upcxx::rank_me(), n = upcxx::rank_n();
   if constexpr (upcxx::is_trivially_serializable<D>::value) {
     upcxx::future<D> b = upcxx::broadcast(K::make(90 + me), n - 1);
-    COMPAT_CHECK(K::get(b.wait_reference()) == 90 + n - 1);
+    ROW_CHECK(K::get(b.wait_reference()) == 90 + n - 1);
     upcxx::future<D> r = upcxx::reduce_all(K::make(me), [](const D& x, const D& y) { return K::make(K::get(x) + K::get(y)); });
-    COMPAT_CHECK(K::get(r.wait_reference()) == n * (n - 1) / 2);
+    ROW_CHECK(K::get(r.wait_reference()) == n * (n - 1) / 2);
   }
   upcxx::future<D> bn = upcxx::experimental::broadcast_nontrivial(K::make(95 + me), 0);
-  COMPAT_CHECK(K::get(bn.wait_reference()) == 95);
-  COMPAT_CHECK(no_copies());
+  ROW_CHECK(K::get(bn.wait_reference()) == 95);
+  ROW_CHECK(no_copies());
 }
 
 // ---- the table ----
@@ -408,9 +418,13 @@ int main() {
   add_rows<k_ref>(table);
 
   for (const row& r : table) {
+    current_kind = r.kind;
+    current_api = r.api;
     reset_counts();
     r.run();
   }
+  current_kind = "Counted, Token, A";
+  current_api = "rpc returning a reference into a dist_object";
 
   // Rows that need collective set-up: values kept in dist_objects, returned by reference.
   upcxx::dist_object<Counted> kc(upcxx::world(), 1000 + me);
