@@ -1,6 +1,7 @@
 // Futures, promises, when_all, then, personas and LPCs (spec chapters 5 and 10), one rank.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -408,6 +409,25 @@ TEST(Future, ReferencesAndMultipleValues) {
   future<int> plus = p.get_future().then([](int& r) { return r + 1; });
   p.fulfill_result(x);
   EXPECT_EQ(plus.result(), 6);
+}
+
+TEST(Promise, ValuesThatCannotBeMovedAreConstructedInPlace) {
+  promise<std::atomic<int>, int> p;
+  future<std::atomic<int>, int> f = p.get_future();
+  p.fulfill_result(5, 6);  // std::atomic<int>(5), built where it stays
+  EXPECT_EQ(f.result_reference<0>().load(), 5);
+  // when_all and then() hand it out where it is.
+  future<std::atomic<int>, int, int> w = when_all(f, 7);
+  EXPECT_EQ(&w.result_reference<0>(), &f.result_reference<0>());
+  promise<> gate;
+  future<std::atomic<int>, int> t = gate.get_future().then([f] { return f; });
+  gate.finalize();
+  ASSERT_TRUE(t.ready());
+  EXPECT_NE(t.cell(), f.cell()) << "a then() state of its own";
+  EXPECT_EQ(&t.result_reference<0>(), &f.result_reference<0>());
+  int seen = 0;
+  t.then([&seen](const std::atomic<int>& a, int b) { seen = a.load() + b; });
+  EXPECT_EQ(seen, 11);
 }
 
 TEST(WhenAll, ManyPendingInputs) {
