@@ -162,7 +162,7 @@ template <typename T>
 T coll_load(const std::byte* p) {
   alignas(T) unsigned char buf[sizeof(T)];
   std::memcpy(buf, p, sizeof(T));
-  return *std::launder(reinterpret_cast<T*>(buf));
+  return std::move(*std::launder(reinterpret_cast<T*>(buf)));  // T may be move-only
 }
 
 template <typename T>
@@ -180,7 +180,7 @@ class coll_op_base : public coll_client {
 
  protected:
   void notify(std::tuple<Vals...> vals) {
-    cx_.template notify<cx_event::operation>(vals);
+    cx_.template notify<cx_event::operation>(std::move(vals));  // moved into the future
     delete this;
   }
   cx_async_state<Cxs, std::tuple<>, std::tuple<Vals...>> cx_;
@@ -344,10 +344,10 @@ auto coll_complete_now(Cx&& completions, std::tuple<V...> vals) {
   cx_async_state<cxs_t, std::tuple<>, std::tuple<V...>> state(cxs_t(std::forward<Cx>(completions)), rank_me());
   if constexpr (std::is_void_v<decltype(state.prepare())>) {
     state.prepare();
-    state.template notify<cx_event::operation>(vals);
+    state.template notify<cx_event::operation>(std::move(vals));
   } else {
     auto result = state.prepare();
-    state.template notify<cx_event::operation>(vals);
+    state.template notify<cx_event::operation>(std::move(vals));
     return result;
   }
 }
@@ -375,7 +375,7 @@ auto broadcast(T value, intrank_t root, const team& tm = world(), Cx&& completio
   using cxs_t = detail::coll_decay_t<Cx>;
   detail::coll_check_caller("upcxx::broadcast (collective)");
   detail::check_rank("upcxx::broadcast (root)", root, tm.rank_n(), upcxx::detail::source_loc::current());
-  if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(value));
+  if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(std::move(value)));
   auto* op = new detail::value_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)));
   if (tm.rank_me() == root) detail::coll_store_bytes(op->data, &value, 1);
   return detail::coll_launch(tm, detail::coll_kind::broadcast, root, op);
@@ -421,7 +421,7 @@ auto reduce_one(T value, BinaryOp&& op, intrank_t root, const team& tm = world()
   detail::coll_check_caller("upcxx::reduce_one (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
   detail::check_rank("upcxx::reduce_one (root)", root, tm.rank_n(), upcxx::detail::source_loc::current());
-  if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(value));
+  if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(std::move(value)));
   auto* o = new detail::reduce_value_op<cxs_t, T, op_t>(cxs_t(std::forward<Cx>(completions)), op_t(std::forward<BinaryOp>(op)));
   detail::coll_store_bytes(o->data, &value, 1);
   return detail::coll_launch(tm, detail::coll_kind::reduce_one, root, o);
@@ -435,7 +435,7 @@ auto reduce_all(T value, BinaryOp&& op, const team& tm = world(), Cx&& completio
   using cxs_t = detail::coll_decay_t<Cx>;
   detail::coll_check_caller("upcxx::reduce_all (collective)");
   using op_t = detail::coll_decay_t<BinaryOp>;
-  if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(value));
+  if (tm.rank_n() == 1) return detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<T>(std::move(value)));
   auto* o = new detail::reduce_value_op<cxs_t, T, op_t>(cxs_t(std::forward<Cx>(completions)), op_t(std::forward<BinaryOp>(op)));
   detail::coll_store_bytes(o->data, &value, 1);
   return detail::coll_launch(tm, detail::coll_kind::reduce_all, 0, o);

@@ -223,7 +223,7 @@ struct sync_notify {
       return std::tuple<future<V...>>(ready_from_tuple<future<V...>>(vals));
     } else {
       auto* c = new value_cell<V...>();
-      c->emplace_tuple(std::tuple<V...>(vals));
+      c->emplace_tuple(vals);
       c->add_ref();  // one for the queue, one for the returned future
       defer_to_current(c, 1);
       return std::tuple<future<V...>>(future<V...>(adopt_cell, c));
@@ -232,7 +232,7 @@ struct sync_notify {
   template <cx_event E, bool Eager, typename... T>
   static std::tuple<> item(promise_cx<E, Eager, T...>& p, const std::tuple<V...>& vals) {
     auto* c = p.pro.cell();
-    if constexpr (sizeof...(V) > 0) c->emplace_tuple(std::tuple<T...>(vals));
+    if constexpr (sizeof...(V) > 0) c->emplace_tuple(vals);
     if constexpr (!Eager) {
       // require_anonymous(1) now, fulfill during progress: the promise cannot become
       // ready before then (the deferred contract).
@@ -293,6 +293,25 @@ inline void defer_to(persona& owner, cell_base* cell, std::intptr_t count) {
   }
 }
 
+template <typename Item>
+struct is_future_item : std::false_type {};
+template <cx_event E, bool Eager>
+struct is_future_item<future_cx<E, Eager>> : std::true_type {};
+template <typename Item>
+struct is_promise_item : std::false_type {};
+template <cx_event E, bool Eager, typename... T>
+struct is_promise_item<promise_cx<E, Eager, T...>> : std::true_type {};
+template <typename Item>
+struct is_lpc_item : std::false_type {};
+template <cx_event E, typename Fn>
+struct is_lpc_item<lpc_cx<E, Fn>> : std::true_type {};
+template <typename Tuple>
+struct cell_of;
+template <typename... V>
+struct cell_of<std::tuple<V...>> {
+  using type = value_cell<V...>;
+};
+
 // The notifications of an operation whose events happen after initiation (off-node RMA,
 // RPC replies): prepare() creates the requested futures and takes promise dependencies at
 // initiation; notify<E>(values) delivers event E to the initiating persona.
@@ -312,9 +331,18 @@ struct cx_async_state<completions<Cx...>, std::tuple<S...>, std::tuple<O...>> {
 
   auto prepare() { return collapse_value(prepare_all(std::index_sequence_for<Cx...>{})); }
 
+  // Delivers event E with its values. Given an rvalue tuple, the last completion that takes
+  // values (a future, a promise or an LPC) gets them moved, the others copies: a reply's
+  // values are moved, never copied, into a lone as_future (spec §9.3), and a value type
+  // that cannot be copied works with one such completion.
   template <cx_event E, typename Vals>
-  void notify(const Vals& vals) {
-    notify_all<E>(vals, std::index_sequence_for<Cx...>{});
+  void notify(Vals&& vals) {
+    using V = detail::remove_cvref_t<Vals>;
+    constexpr std::size_t takers = (std::size_t{0} + ... + std::size_t{takes_values<E, V, Cx>});
+    static_assert(takers <= 1 || copyable_tuple<V>::value,
+                  "upcxx: this operation's values are not CopyConstructible, so only one of its completions "
+                  "may receive them (a future, a promise or an LPC)");
+    notify_all<E, last_taker<E, V>()>(vals, std::is_lvalue_reference<Vals>{}, std::index_sequence_for<Cx...>{});
   }
 
  private:
@@ -344,38 +372,65 @@ struct cx_async_state<completions<Cx...>, std::tuple<S...>, std::tuple<O...>> {
     return {};
   }
 
-  template <cx_event E, typename Vals, std::size_t... I>
-  void notify_all(const Vals& vals, std::index_sequence<I...>) {
-    (notify_item<E>(std::get<I>(cxs.items), cells[I], vals), ...);
+  // Whether item Item takes values on event E (values Vals).
+  template <cx_event E, typename Vals, typename Item>
+  static constexpr bool takes_values = Item::event == E && std::tuple_size_v<Vals> > 0 &&
+                                       (is_future_item<Item>::value || is_promise_item<Item>::value ||
+                                        is_lpc_item<Item>::value);
+  template <typename Tuple>
+  struct copyable_tuple;
+  template <typename... V>
+  struct copyable_tuple<std::tuple<V...>> : std::bool_constant<(std::is_copy_constructible_v<V> && ...)> {};
+  // The index of the last item taking values on E (sizeof...(Cx) if none).
+  template <cx_event E, typename Vals>
+  static constexpr std::size_t last_taker() {
+    constexpr bool takes[] = {takes_values<E, Vals, Cx>..., false};
+    std::size_t last = sizeof...(Cx);
+    for (std::size_t i = 0; i < sizeof...(Cx); ++i)
+      if (takes[i]) last = i;
+    return last;
   }
+  template <cx_event E, std::size_t Last, typename Vals, bool Lvalue, std::size_t... I>
+  void notify_all(Vals& vals, std::bool_constant<Lvalue>, std::index_sequence<I...>) {
+    // Only the last taker of an rvalue tuple sees it as an rvalue.
+    (notify_one<E, I == Last && !Lvalue, I>(vals), ...);
+  }
+  template <cx_event E, bool Move, std::size_t I, typename Vals>
+  void notify_one(Vals& vals) {
+    if constexpr (Move) notify_item<E>(std::get<I>(cxs.items), cells[I], std::move(vals));
+    else notify_item<E>(std::get<I>(cxs.items), cells[I], std::as_const(vals));
+  }
+  // Each notify_item takes the values as const Vals& (copies them) or Vals&& (moves them).
   template <cx_event E, typename Vals, cx_event IE, bool Eager>
-  void notify_item(future_cx<IE, Eager>&, cell_base* slot, const Vals& vals) {
+  void notify_item(future_cx<IE, Eager>&, cell_base* slot, Vals&& vals) {
     if constexpr (IE == E) {
-      emplace_values(slot, vals);
+      // The cell prepare() made for this event's values (S... or O...).
+      using cell_t = typename cell_of<std::conditional_t<E == cx_event::source, std::tuple<S...>, std::tuple<O...>>>::type;
+      static_cast<cell_t*>(slot)->emplace_tuple(std::forward<Vals>(vals));
       defer_to(*initiator, slot, 1);  // the queue takes over our reference
     }
   }
-  template <typename... V>
-  static void emplace_values(cell_base* slot, const std::tuple<V...>& vals) {
-    static_cast<value_cell<V...>*>(slot)->emplace_tuple(std::tuple<V...>(vals));
-  }
   template <cx_event E, typename Vals, cx_event IE, bool Eager, typename... T>
-  void notify_item(promise_cx<IE, Eager, T...>& item, cell_base*, const Vals& vals) {
+  void notify_item(promise_cx<IE, Eager, T...>& item, cell_base*, Vals&& vals) {
     if constexpr (IE == E) {
       auto* c = item.pro.cell();
-      if constexpr (std::tuple_size_v<Vals> > 0) c->emplace_tuple(std::tuple<T...>(vals));
+      if constexpr (std::tuple_size_v<detail::remove_cvref_t<Vals>> > 0) c->emplace_tuple(std::forward<Vals>(vals));
       c->add_ref();
       defer_to(*initiator, c, 1);  // pairs with the dependency taken in prepare
     }
   }
   template <cx_event E, typename Vals, cx_event IE, typename Fn>
-  void notify_item(lpc_cx<IE, Fn>& item, cell_base*, const Vals& vals) {
-    if constexpr (IE == E) item.target->lpc_ff([fn = item.fn, v = vals]() mutable { std::apply(fn, std::move(v)); });
+  void notify_item(lpc_cx<IE, Fn>& item, cell_base*, Vals&& vals) {
+    if constexpr (IE == E)
+      item.target->lpc_ff(
+          [fn = item.fn, v = detail::remove_cvref_t<Vals>(std::forward<Vals>(vals))]() mutable {
+            std::apply(fn, std::move(v));
+          });
   }
   template <cx_event E, typename Vals, bool B>
-  void notify_item(buffered_cx<B>&, cell_base*, const Vals&) {}
+  void notify_item(buffered_cx<B>&, cell_base*, Vals&&) {}
   template <cx_event E, typename Vals, typename Fn, typename... Args>
-  void notify_item(rpc_cx<Fn, Args...>& item, cell_base*, const Vals&) {
+  void notify_item(rpc_cx<Fn, Args...>& item, cell_base*, Vals&&) {
     if constexpr (E == cx_event::remote) send_remote_cx(item, target);
   }
 };

@@ -32,6 +32,17 @@ class dist_object;
 namespace detail {
 // Calls fire(ctx, object) once object `id` is constructed here (at once if it is).
 void dist_when_here(std::uint64_t id, void (*fire)(void* ctx, void* object), void* ctx);
+
+// fetch's future: of T's deserialized type; for a T that is not Serializable, a stand-in
+// so that fetch's static_assert, not a missing member, is the error a call reports.
+template <typename T, typename = void>
+struct fetch_future {
+  using type = future<T>;
+};
+template <typename T>
+struct fetch_future<T, std::void_t<deserialized_type_t<T>>> {
+  using type = future<deserialized_type_t<T>>;
+};
 }  // namespace detail
 
 template <typename T>
@@ -194,11 +205,20 @@ class dist_object {
   upcxx::team& team() { return *team_; }
   const upcxx::team& team() const { return *team_; }
 
-  // A copy of rank's instance (spec §14.4 ¶35-43).
-  future<deserialized_type_t<T>> fetch(intrank_t rank,
-                                       upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {
+  // A copy of rank's instance (spec §14.4 ¶35-43); T must be Serializable. A template, so
+  // that its return type is formed only when fetch is called: a dist_object of a type that
+  // is not Serializable, reached only through rpc and *obj, is fine (as in UPC++).
+  template <typename T1 = T>
+  typename detail::fetch_future<T1>::type fetch(intrank_t rank,
+                                                upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) const {
+    static_assert(is_serializable<T1>::value,
+                  "upcxx::dist_object<T>::fetch: T must be Serializable (spec 14.4); reach a dist_object of "
+                  "another type through rpc(rank, fn, dobj) instead");
     check_active("upcxx::dist_object::fetch", loc);
-    return rpc(*team_, rank, [](dist_object<T>& obj) -> const T& { return *obj; }, *this);
+    if constexpr (is_serializable<T1>::value)
+      return rpc(*team_, rank, [](dist_object<T>& obj) -> const T& { return *obj; }, *this);
+    else
+      return {};
   }
 
  private:

@@ -8,6 +8,14 @@
 //   never ready            cell_ == never_cell(): a default-constructed future.
 //   shared cell            anything else: a reference-counted value_cell (detail/future_cell.hpp).
 //
+// Values (spec §5.8): any complete type that is not void, references included. Nothing is
+// default-constructed, so a type without a default constructor, a move-only type and
+// future<T&> all work. Values are moved into a future (make_future, when_all of values,
+// fulfill_result, a callback's result, an RPC's reply), never copied; a future hands them
+// out by reference (result_reference, then-callbacks: U for a reference U, else const U&);
+// result(), wait() and result_tuple() copy them, except on an rvalue future that is the only
+// handle on its values, which moves them out (a type that cannot be copied is always moved).
+//
 // Callbacks given to then() run immediately if the future is ready, otherwise on the thread
 // that makes the future ready — for futures returned by communication, inside user-level
 // progress of the initiating persona (spec §5.5, §10.5). wait*() makes user-level progress
@@ -49,7 +57,8 @@ struct is_future<future<T...>> : std::true_type {};
 template <typename X>
 inline constexpr bool is_future_v = is_future<detail::remove_cvref_t<X>>::value;
 
-// The future type then() and lpc() produce for a callback returning R (spec §5.8.1 ¶49-51).
+// The future of a decayed callback result R: future<R>, future<> for void, and a returned
+// future unwrapped (spec §5.8.1 ¶49-51).
 template <typename R>
 struct future_of {
   using type = future<R>;
@@ -62,6 +71,20 @@ template <typename... U>
 struct future_of<future<U...>> {
   using type = future<U...>;
 };
+
+// The future then() returns for a callback returning R: an lvalue reference stays one
+// (future<U&>, a reference to the callback's referent), anything else decays (a returned
+// `const A` or `A&&` gives future<A>), a future (or a reference to one) is unwrapped.
+template <typename R, bool = std::is_lvalue_reference_v<R> && !is_future_v<R>>
+struct then_future {
+  using type = typename future_of<remove_cvref_t<R>>::type;
+};
+template <typename R>
+struct then_future<R, true> {
+  using type = future<R>;
+};
+template <typename R>
+using then_future_t = typename then_future<R>::type;
 
 // Concatenates the value types of when_all's arguments.
 template <typename... Fs>
@@ -90,19 +113,21 @@ struct as_future_type<future<T...>> {
 template <typename X>
 using as_future_t = typename as_future_type<detail::remove_cvref_t<X>>::type;
 
-// Reference type handed to callbacks and result_reference: U for reference U, else const U&.
+// Whether result(), wait() and result_tuple() may copy a value of type U out of a future.
 template <typename U>
-using cref_t = std::conditional_t<std::is_reference_v<U>, U, const U&>;
+inline constexpr bool copyable_result_v = std::is_reference_v<U> || std::is_copy_constructible_v<U>;
 
 void wait_for_cell(const cell_base* c);  // user-level progress until c is ready (progress.cpp)
 // Debug codemode: reports that `what` was called in the restricted context (spec §10.2),
 // where it may not be, and aborts.
 [[noreturn]] void fail_restricted(const char* what);
 
-template <typename Fut>
-struct future_access;
-
 }  // namespace detail
+
+#define UPCXX_DETAIL_COPYABLE_RESULT_MSG                                                                    \
+  "upcxx::future: result(), wait() and result_tuple() return a copy, and this value type is not "         \
+  "CopyConstructible (spec 5.8.1 p19): use result_reference() or wait_reference(), a then() callback that " \
+  "takes const&, or std::move(fut).result() to move the value out"
 
 template <typename... T>
 class future {
@@ -144,46 +169,89 @@ class future {
   bool ready() const noexcept { return is_ready(); }
 
   // ---- results (precondition: ready()) ----
-  results_type result_tuple() const { return values(); }
+  // On an lvalue future they are copies; on an rvalue future they are moved out when no
+  // other future, promise or dependent state shares them (spec §5.8.1 ¶15-25).
+  results_type result_tuple() const& {
+    static_assert((detail::copyable_result_v<T> && ...), UPCXX_DETAIL_COPYABLE_RESULT_MSG);
+    return copy_tuple(std::index_sequence_for<T...>{});
+  }
+  results_type result_tuple() && { return take_tuple(std::index_sequence_for<T...>{}); }
 
   template <int I = -1>
-  decltype(auto) result() const {
-    if constexpr (I == -1) {
-      if constexpr (sizeof...(T) == 0) return;
-      else if constexpr (sizeof...(T) == 1) return std::tuple_element_t<0, results_type>(std::get<0>(values()));
-      else return results_type(values());
-    } else if constexpr (I >= 0 && I < static_cast<int>(sizeof...(T))) {
-      constexpr auto i = static_cast<std::size_t>(I);
-      return std::tuple_element_t<i, results_type>(std::get<i>(values()));
+  decltype(auto) result() const& {
+    if constexpr (I == -1 && sizeof...(T) == 0) {
+      return;
+    } else if constexpr (I == -1 && sizeof...(T) > 1) {
+      return result_tuple();
+    } else if constexpr (I >= -1 && I < static_cast<int>(sizeof...(T))) {
+      constexpr std::size_t i = I == -1 ? 0 : static_cast<std::size_t>(I);
+      using U = std::tuple_element_t<i, results_type>;
+      static_assert(detail::copyable_result_v<U>, UPCXX_DETAIL_COPYABLE_RESULT_MSG);
+      return U(std::get<i>(result_reference_tuple()));
+    } else {
+      return;
+    }
+  }
+  template <int I = -1>
+  decltype(auto) result() && {
+    if constexpr (I == -1 && sizeof...(T) == 0) {
+      return;
+    } else if constexpr (I == -1 && sizeof...(T) > 1) {
+      return take_tuple(std::index_sequence_for<T...>{});
+    } else if constexpr (I >= -1 && I < static_cast<int>(sizeof...(T))) {
+      constexpr std::size_t i = I == -1 ? 0 : static_cast<std::size_t>(I);
+      return take<i>();
     } else {
       return;
     }
   }
 
+  // References to the values, valid while this future (or a copy of it) lives: U for a
+  // reference type U, const U& otherwise (spec §5.8.1 ¶26-39).
   template <int I = -1>
   decltype(auto) result_reference() const {
-    if constexpr (I == -1) {
-      if constexpr (sizeof...(T) == 0) return;
-      else if constexpr (sizeof...(T) == 1)
-        return static_cast<detail::cref_t<std::tuple_element_t<0, results_type>>>(std::get<0>(values()));
-      else return std::tuple<detail::cref_t<T>...>(values());
-    } else if constexpr (I >= 0 && I < static_cast<int>(sizeof...(T))) {
-      constexpr auto i = static_cast<std::size_t>(I);
-      return static_cast<detail::cref_t<std::tuple_element_t<i, results_type>>>(std::get<i>(values()));
+    if constexpr (I == -1 && sizeof...(T) == 0) {
+      return;
+    } else if constexpr (I == -1 && sizeof...(T) > 1) {
+      return result_reference_tuple();
+    } else if constexpr (I >= -1 && I < static_cast<int>(sizeof...(T))) {
+      constexpr std::size_t i = I == -1 ? 0 : static_cast<std::size_t>(I);
+      return static_cast<detail::cref_t<std::tuple_element_t<i, results_type>>>(
+          std::get<i>(result_reference_tuple()));
     } else {
       return;
+    }
+  }
+  // All of them as a tuple of references (the reference implementation's name).
+  std::tuple<detail::cref_t<T>...> result_reference_tuple() const noexcept {
+    if constexpr (sizeof...(T) == 0) {
+      return {};
+    } else {
+      check_ready();
+      if constexpr (inline_ok)
+        if (cell_ == nullptr) return detail::refs_of(vals_.get());
+      return static_cast<const detail::value_cell<T...>*>(cell_)->value_refs();
     }
   }
 
   // ---- waiting (user-level progress; not from the restricted context) ----
-  results_type wait_tuple() const {
+  results_type wait_tuple() const& {
     wait_ready();
-    return values();
+    return result_tuple();
+  }
+  results_type wait_tuple() && {
+    wait_ready();
+    return std::move(*this).result_tuple();
   }
   template <int I = -1>
-  decltype(auto) wait() const {
+  decltype(auto) wait() const& {
     wait_ready();
     return result<I>();
+  }
+  template <int I = -1>
+  decltype(auto) wait() && {
+    wait_ready();
+    return std::move(*this).template result<I>();
   }
   template <int I = -1>
   decltype(auto) wait_reference() const {
@@ -192,29 +260,43 @@ class future {
   }
 
   // ---- chaining ----
+  // func is called with the values as U for a reference U, else const U& (spec §5.8.1 ¶43).
   template <typename Func>
-  typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&, detail::cref_t<T>...>>::type
-  then(Func&& func) const;
+  detail::then_future_t<std::invoke_result_t<std::decay_t<Func>&, detail::cref_t<T>...>> then(Func&& func) const;
 
   // Internal: adopt one reference to a cell (not API).
   future(detail::adopt_cell_t, detail::cell_base* c) noexcept : cell_(c) {}
-  // Internal: a ready future holding `values` (inline when they fit, else in a new cell).
+  // Internal: a ready future holding T(values)... (inline when they fit, else in a new cell).
   template <typename... U>
   static future make_ready(U&&... values);
   detail::cell_base* cell() const noexcept { return cell_; }
-  const results_type& values() const noexcept {
+  static constexpr bool inline_ok = detail::inline_values_ok<T...>;
+  // Internal: whether nothing but this (ready) future can see its values — they are inline,
+  // or in a state that holds them itself and that only this future holds — so that they may
+  // be moved out.
+  bool values_unshared() const noexcept {
+    if constexpr (inline_ok)
+      if (cell_ == nullptr) return true;
     if constexpr (sizeof...(T) == 0) {
-      return detail::value_cell<>::values();
-    } else if constexpr (inline_ok) {
-      if (cell_ == nullptr) return vals_.get();
-      return static_cast<detail::value_cell<T...>*>(cell_)->values();
+      return true;
     } else {
-      return static_cast<detail::value_cell<T...>*>(cell_)->values();
+      auto* c = static_cast<const detail::value_cell<T...>*>(cell_);
+      return c->refs == 1 && c->borrowed == nullptr;
+    }
+  }
+  // Internal: the values as rvalues (references stay references). Precondition:
+  // values_unshared().
+  std::tuple<T&&...> value_rvalues() noexcept {
+    if constexpr (sizeof...(T) == 0) {
+      return {};
+    } else {
+      if constexpr (inline_ok)
+        if (cell_ == nullptr) return rvalues_of(vals_.get(), std::index_sequence_for<T...>{});
+      return rvalues_of(static_cast<detail::value_cell<T...>*>(cell_)->owned(), std::index_sequence_for<T...>{});
     }
   }
 
  private:
-  static constexpr bool inline_ok = detail::inline_values_ok<T...>;
   using inline_type = std::conditional_t<inline_ok, detail::inline_values<T...>, detail::no_inline_values>;
 
   // Inline values are meaningful only while cell_ is null; copying them otherwise would
@@ -237,6 +319,49 @@ class future {
       detail::fail_restricted("future::wait()");
 #endif
     detail::wait_for_cell(cell_);
+  }
+
+  // Precondition of every result accessor (spec §5.8.1 ¶16, ¶19, ¶27); checked in debug codemode.
+  void check_ready() const noexcept {
+#if UPCXX_ASSERT_ENABLED
+    if (UPCXX_DETAIL_UNLIKELY(!is_ready()))
+      detail::fail_at(__FILE__, __LINE__,
+                      "upcxx::future: result(), result_reference() or result_tuple() called on a future that is "
+                      "not ready (spec 5.8.1): call wait() instead, or use then() to run code once it is ready");
+#endif
+  }
+
+  template <std::size_t... I>
+  static std::tuple<T&&...> rvalues_of(results_type& t, std::index_sequence<I...>) noexcept {
+    return std::tuple<T&&...>(std::get<I>(std::move(t))...);
+  }
+  template <std::size_t... I>
+  results_type copy_tuple(std::index_sequence<I...>) const {
+    [[maybe_unused]] auto refs = result_reference_tuple();
+    return results_type(std::get<I>(refs)...);
+  }
+  template <std::size_t... I>
+  results_type take_tuple(std::index_sequence<I...>) {
+    return results_type(take<I>()...);
+  }
+  // Value I, moved out when this future is the only handle on values its state holds itself
+  // (nothing else can observe them), else copied. A type that cannot be copied is moved
+  // out in any case: UPC++ would not compile the call, and moving is what `std::move(fut)`
+  // asks for (docs/compatibility.md).
+  template <std::size_t I>
+  std::tuple_element_t<I, results_type> take() {
+    using U = std::tuple_element_t<I, results_type>;
+    if constexpr (std::is_reference_v<U>) {
+      return std::get<I>(result_reference_tuple());
+    } else if constexpr (!std::is_copy_constructible_v<U>) {
+      // The values are objects of type U constructed in raw storage (a const U does not
+      // get here: it cannot be moved from), so moving from them through the const view is
+      // valid.
+      return U(std::move(const_cast<U&>(std::get<I>(result_reference_tuple()))));
+    } else {
+      if (values_unshared()) return U(std::get<I>(value_rvalues()));
+      return U(std::get<I>(result_reference_tuple()));
+    }
   }
 
   detail::cell_base* cell_;
@@ -263,6 +388,7 @@ future<T...> future<T...>::make_ready(U&&... values) {
   }
 }
 
+// The results are moved into the future (spec §5.8.1 ¶10-12); make_future<T&>(x) refers to x.
 template <typename... T>
 future<T...> make_future(T... results) {
   return future<T...>::make_ready(static_cast<T&&>(results)...);
@@ -276,15 +402,16 @@ detail::as_future_t<T> to_future(T&& future_or_value) {
 
 namespace detail {
 
-// Ready future from a tuple of values.
+// Ready future from the elements of a tuple (moved from an rvalue tuple).
 template <typename Fut, typename Tuple>
 Fut ready_from_tuple(Tuple&& t) {
   return std::apply([](auto&&... v) { return Fut::make_ready(std::forward<decltype(v)>(v)...); },
                     std::forward<Tuple>(t));
 }
 
-// Runs `fn` on `args` and turns its result into the future then() returns. `kind` names the
-// callback for the debug-codemode report of an exception escaping it (see guard_callback).
+// Runs `fn` on `args` (a tuple of the references a callback receives) and turns its result
+// into the future then() returns. `kind` names the callback for the debug-codemode report
+// of an exception escaping it (see guard_callback).
 template <typename Fut, typename Fn, typename Tuple>
 Fut invoke_to_future(Fn& fn, const Tuple& args, const char* kind = "a future::then() callback") {
   using R = decltype(std::apply(fn, args));
@@ -295,25 +422,62 @@ Fut invoke_to_future(Fn& fn, const Tuple& args, const char* kind = "a future::th
   } else if constexpr (is_future_v<R>) {
     return guard_callback(kind, call);
   } else {
-    return Fut::make_ready(guard_callback(kind, call));
+    return Fut::make_ready(guard_callback(kind, call));  // a returned value moves in
   }
 }
 
-// The state of `src.then(fn)` while src is not ready: a value cell for the result, a
-// listener on src, and — when fn returns a future that is not ready yet — a listener on
-// that inner future.
+// A cell whose values are those of another future, `inner` (a then() whose callback
+// returned a future): it hands out references into inner's state rather than copies.
+template <typename... R>
+struct proxy_cell : value_cell<R...> {
+  future<R...> inner;
+
+  static typename value_cell<R...>::refs_type inner_refs(const value_cell<R...>* c) noexcept {
+    return static_cast<const proxy_cell*>(c)->inner.result_reference_tuple();
+  }
+  void borrow_inner() noexcept {
+    if constexpr (sizeof...(R) > 0) this->borrowed = &proxy_cell::inner_refs;
+  }
+  // Once inner is ready. Values nothing else can see are moved here and inner let go;
+  // otherwise this proxy refers past any chain of proxies to the state that holds the
+  // values, so an asynchronous recursion (each level's then() returning the next level's
+  // future) keeps two states allocated, not one per level.
+  void settle() {
+    if constexpr (sizeof...(R) == 0) {
+      inner = future<>();
+    } else {
+      if constexpr ((std::is_move_constructible_v<R> && ...)) {
+        if (inner.values_unshared()) {
+          this->emplace_tuple(inner.value_rvalues());
+          this->borrowed = nullptr;
+          inner = future<R...>();
+          return;
+        }
+      }
+      while (is_real_cell(inner.cell())) {
+        auto* c = static_cast<value_cell<R...>*>(inner.cell());
+        if (c->borrowed != &proxy_cell::inner_refs) break;
+        future<R...> deeper = static_cast<proxy_cell*>(c)->inner;  // before c may go away
+        inner = std::move(deeper);
+      }
+    }
+  }
+};
+
+// The state of `src.then(fn)`: a listener on src until it is ready, then the callback's
+// result — a value constructed in place, or the future it returned (see proxy_cell).
 template <typename Fut, typename Fn, typename... T>
 struct then_cell;
 
 template <typename... R, typename Fn, typename... T>
-struct then_cell<future<R...>, Fn, T...> : value_cell<R...> {
+struct then_cell<future<R...>, Fn, T...> : proxy_cell<R...> {
   struct hook : listener {
     then_cell* owner;
   };
+  using ret = decltype(std::apply(std::declval<Fn&>(), std::declval<std::tuple<cref_t<T>...>>()));
   hook on_src, on_inner;
   Fn fn;
   cell_base* src;
-  future<R...> inner;
 
   template <typename F>
   then_cell(cell_base* source, F&& f) : fn(std::forward<F>(f)), src(source) {
@@ -328,31 +492,37 @@ struct then_cell<future<R...>, Fn, T...> : value_cell<R...> {
 
   static void src_ready(listener* l) {
     then_cell* self = static_cast<hook*>(l)->owner;
-    auto& args = static_cast<value_cell<T...>*>(self->src)->values();
-    future<R...> result = invoke_to_future<future<R...>>(self->fn, args);
+    const auto args = static_cast<value_cell<T...>*>(self->src)->value_refs();
+    constexpr const char* kind = "a future::then() callback";
+    auto call = [&]() -> decltype(auto) { return std::apply(self->fn, args); };
+    if constexpr (std::is_void_v<ret>) {
+      guard_callback(kind, call);
+    } else if constexpr (!is_future_v<ret>) {
+      self->emplace(guard_callback(kind, call));  // the returned value, constructed in place
+    } else {
+      self->inner = guard_callback(kind, call);
+    }
     self->src->drop_ref();
     self->src = nullptr;
-    if (result.ready()) {
-      self->finish(result);
-      return;
+    if constexpr (is_future_v<ret>) {
+      self->borrow_inner();
+      if (!self->inner.ready()) {
+        // fn returned a pending future: become ready when it does (spec §5.8.1 ¶49).
+        if (!is_real_cell(self->inner.cell())) {  // never ready: neither are we
+          self->drop_ref();
+          return;
+        }
+        self->on_inner.owner = self;
+        self->on_inner.fire = &then_cell::inner_ready;
+        self->inner.cell()->listen(&self->on_inner);
+        return;
+      }
     }
-    // fn returned a pending future: become ready when it does (spec §5.8.1 ¶49).
-    self->inner = std::move(result);
-    if (!is_real_cell(self->inner.cell())) {  // never ready: neither are we
-      self->drop_ref();
-      return;
-    }
-    self->on_inner.owner = self;
-    self->on_inner.fire = &then_cell::inner_ready;
-    self->inner.cell()->listen(&self->on_inner);
+    self->finish();
   }
-  static void inner_ready(listener* l) {
-    then_cell* self = static_cast<hook*>(l)->owner;
-    future<R...> done = std::move(self->inner);
-    self->finish(done);
-  }
-  void finish(const future<R...>& result) {
-    this->emplace_tuple(std::tuple<R...>(result.values()));
+  static void inner_ready(listener* l) { static_cast<hook*>(l)->owner->finish(); }
+  void finish() {
+    if constexpr (is_future_v<ret>) this->settle();
     this->add_ref();  // fulfilling may run callbacks that drop the last outside reference
     this->fulfill(1);
     this->drop_ref();
@@ -364,12 +534,12 @@ struct then_cell<future<R...>, Fn, T...> : value_cell<R...> {
 
 template <typename... T>
 template <typename Func>
-typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&, detail::cref_t<T>...>>::type
-future<T...>::then(Func&& func) const {
-  using result_future = typename detail::future_of<std::invoke_result_t<std::decay_t<Func>&, detail::cref_t<T>...>>::type;
+detail::then_future_t<std::invoke_result_t<std::decay_t<Func>&, detail::cref_t<T>...>> future<T...>::then(
+    Func&& func) const {
+  using result_future = detail::then_future_t<std::invoke_result_t<std::decay_t<Func>&, detail::cref_t<T>...>>;
   if (ready()) {
     std::decay_t<Func> fn(std::forward<Func>(func));
-    return detail::invoke_to_future<result_future>(fn, values());
+    return detail::invoke_to_future<result_future>(fn, result_reference_tuple());
   }
   if (!detail::is_real_cell(cell_)) return result_future();  // never ready
   auto* c = new detail::then_cell<result_future, std::decay_t<Func>, T...>(cell_, std::forward<Func>(func));
@@ -380,6 +550,10 @@ future<T...>::then(Func&& func) const {
 
 namespace detail {
 
+// The state of a when_all() of several futures: it keeps the inputs that carry values and
+// hands out references into them (as the reference implementation does), so no value is
+// copied and values that cannot be copied work. Inputs whose values only it can see have
+// them moved in instead; valueless inputs are let go once ready.
 template <typename Fut, typename... Fs>
 struct when_all_cell;
 
@@ -394,12 +568,18 @@ struct when_all_cell<future<R...>, Fs...> : value_cell<R...> {
 
   explicit when_all_cell(std::tuple<Fs...>&& in) : inputs(std::move(in)) {
     this->destroy_fn = &when_all_cell::destroy;
+    if constexpr (sizeof...(R) > 0) this->borrowed = &when_all_cell::input_refs;
     this->add_ref();  // held until the last input is ready
     pending = 1;      // guards against finishing while listeners are still being attached
     attach(std::index_sequence_for<Fs...>{});
     arrive();
   }
   static void destroy(cell_base* c) { delete static_cast<when_all_cell*>(c); }
+
+  static typename value_cell<R...>::refs_type input_refs(const value_cell<R...>* c) noexcept {
+    return std::apply([](const Fs&... f) { return std::tuple_cat(f.result_reference_tuple()...); },
+                      static_cast<const when_all_cell*>(c)->inputs);
+  }
 
   template <std::size_t... I>
   void attach(std::index_sequence<I...>) {
@@ -416,16 +596,34 @@ struct when_all_cell<future<R...>, Fs...> : value_cell<R...> {
   }
   void arrive() {
     if (--pending != 0) return;
-    this->emplace_tuple(std::apply([](const Fs&... f) { return std::tuple_cat(f.values()...); }, inputs));
-    inputs = {};  // drop the inputs' references now
+    if constexpr (sizeof...(R) > 0 && (std::is_move_constructible_v<R> && ...)) {
+      // Values no other future can see are moved here, and every input let go.
+      if (std::apply([](const Fs&... f) { return (f.values_unshared() && ...); }, inputs)) {
+        this->emplace_tuple(std::apply([](Fs&... f) { return std::tuple_cat(f.value_rvalues()...); }, inputs));
+        this->borrowed = nullptr;
+      }
+    }
+    // Drop the inputs' references that are not needed any more (a `f = when_all(f, op())`
+    // loop must not keep a chain of every earlier state alive).
+    drop_unneeded(std::index_sequence_for<Fs...>{});
     this->add_ref();
     this->fulfill(1);
     this->drop_ref();
     this->drop_ref();  // the listeners' reference
   }
+  template <std::size_t... I>
+  void drop_unneeded(std::index_sequence<I...>) {
+    (drop_if_unneeded(std::get<I>(inputs)), ...);
+  }
+  template <typename F>
+  void drop_if_unneeded(F& f) {
+    if constexpr (sizeof...(R) > 0 && std::tuple_size_v<typename F::results_type> > 0)
+      if (this->borrowed) return;  // the values are handed out from this input
+    f = F();
+  }
 };
 
-// Returns (a copy of) the argument at position `which`, which has type Result.
+// Returns the argument at position `which`, which has type Result.
 template <typename Result, std::size_t I, typename F, typename... Rest>
 Result pick_input(std::size_t which, F&& f, Rest&&... rest) {
   if constexpr (std::is_same_v<detail::remove_cvref_t<F>, Result>) {
@@ -452,9 +650,12 @@ Result when_all_futures(Fs&&... fs) {
       which = i;
     }
   }
-  if (contributing == 0) return Result::make_ready();
+  if constexpr (std::tuple_size_v<typename Result::results_type> == 0)  // else one input has values
+    if (contributing == 0) return Result::make_ready();
   if (contributing == 1) return pick_input<Result, 0>(which, std::forward<Fs>(fs)...);
-  if (all_ready) return ready_from_tuple<Result>(std::tuple_cat(fs.values()...));
+  // Small trivially copyable values: a ready result keeps copies inline, no allocation.
+  if constexpr (Result::inline_ok)
+    if (all_ready) return ready_from_tuple<Result>(std::tuple_cat(fs.result_reference_tuple()...));
   // A default-constructed (never ready) input makes the result never ready.
   if (((!fs.ready() && !is_real_cell(fs.cell())) || ...)) return Result();
   auto* c = new when_all_cell<Result, detail::remove_cvref_t<Fs>...>(
@@ -462,7 +663,8 @@ Result when_all_futures(Fs&&... fs) {
   return Result(adopt_cell, c);
 }
 
-// when_all's arguments: futures pass through by reference, values become ready futures.
+// when_all's arguments: futures pass through by reference, values are moved (or copied,
+// from an lvalue) into ready futures.
 template <typename X>
 decltype(auto) when_all_arg(X&& x) {
   if constexpr (is_future_v<X>) return std::forward<X>(x);

@@ -10,6 +10,8 @@
 #include "upcxx/version.hpp"
 
 #include <cstdint>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "upcxx/detail/diagnostics.hpp"
@@ -51,8 +53,13 @@ class promise {
     cell_->deps += count;
   }
 
+  // The values are constructed in place from results... (forwarded: an rvalue moves in), so
+  // T need not be default-constructible, copyable or even movable (spec §5.8.2 ¶15).
   template <typename... U>
   void fulfill_result(U&&... results) const {
+    static_assert(sizeof...(U) == sizeof...(T) && std::is_constructible_v<std::tuple<T...>, U&&...>,
+                  "upcxx::promise<T...>::fulfill_result(u...): each T must be constructible from the "
+                  "corresponding argument (spec 5.8.2 p15)");
     UPCXX_ASSERT(cell_->deps > 0, "promise::fulfill_result on a promise already fulfilled");
     if constexpr (sizeof...(T) > 0) {
       UPCXX_ASSERT(!cell_->has_values, "promise::fulfill_result called twice");

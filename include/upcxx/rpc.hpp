@@ -77,20 +77,37 @@ using rpc_result_t = std::invoke_result_t<Fn&, typename rpc_arg<Args>::callee_ty
 // types the callee serialized them as, `wire`: the reply is read with the wire types'
 // deserialization, which may produce other types (spec §6.2.3), and a const result stays
 // const (spec §6.4 ¶4).
-template <typename R>
+// A result that is not Serializable gets stand-in types, so that rpc_impl's static_assert,
+// not a missing member, is the error the user sees.
+template <typename R, typename = void>
 struct rpc_values {
+  using type = std::tuple<detail::remove_cvref_t<R>>;
+  using wire = std::tuple<detail::remove_cvref_t<R>>;
+  static constexpr bool ok = false;
+};
+template <typename R>
+struct rpc_values<R, std::enable_if_t<!is_future_v<R> && !std::is_void_v<R> && is_serializable<detail::remove_cvref_t<R>>::value>> {
   using type = std::tuple<deserialized_type_t<R>>;
   using wire = std::tuple<detail::remove_cvref_t<R>>;
+  static constexpr bool ok = true;
 };
 template <>
 struct rpc_values<void> {
   using type = std::tuple<>;
   using wire = std::tuple<>;
+  static constexpr bool ok = true;
 };
 template <typename... U>
-struct rpc_values<future<U...>> {
+struct rpc_values<future<U...>, std::enable_if_t<(is_serializable<detail::remove_cvref_t<U>>::value && ...)>> {
   using type = std::tuple<deserialized_type_t<U>...>;
   using wire = std::tuple<detail::remove_cvref_t<U>...>;
+  static constexpr bool ok = true;
+};
+template <typename... U>
+struct rpc_values<future<U...>, std::enable_if_t<!(is_serializable<detail::remove_cvref_t<U>>::value && ...)>> {
+  using type = std::tuple<detail::remove_cvref_t<U>...>;
+  using wire = std::tuple<detail::remove_cvref_t<U>...>;
+  static constexpr bool ok = false;
 };
 
 // ---- function objects ----
@@ -341,9 +358,17 @@ struct rpc_exec {
         arg_holders<Args...> a(r, ids);
         decltype(auto) value =
             a.apply([&](auto&&... v) -> decltype(auto) { return std::invoke(*f.fn, std::forward<decltype(v)>(v)...); });
-        if (reply_to) send_reply(in.source, reply_to, value);
+        reply(in.source, reply_to, value);
       });
     }
+  }
+  // Sends the result back to an rpc. A result that is not Serializable can only come from
+  // rpc_ff or remote_cx::as_rpc (rpc refuses it at compile time), which discard it: the
+  // reply code is not even formed for it.
+  template <typename... V>
+  static void reply(intrank_t source, std::uint64_t reply_to, const V&... values) {
+    if constexpr (rpc_values<result>::ok)
+      if (reply_to) send_reply(source, reply_to, values...);
   }
   // Debug codemode reports an exception that leaves the user's part of a call (its
   // deserialization and body) here, in the program's codemode (UPC++ 2021.9).
@@ -373,7 +398,7 @@ struct rpc_exec {
     });
     intrank_t source = in.source;
     fut.then([call, reply_to, source](const auto&... values) {
-      if (reply_to) send_reply(source, reply_to, values...);
+      reply(source, reply_to, values...);
       delete call;
     });
   }
@@ -417,8 +442,9 @@ struct rpc_reply_state<Cxs, std::tuple<V...>, std::tuple<W...>> final : reply_ba
   static void deliver_reply(reply_base* base, const std::byte* bytes, std::size_t) {
     auto* self = static_cast<rpc_reply_state*>(base);
     serial_reader r(bytes);
-    std::tuple<V...> vals{deserialize_from<W>(r)...};  // braces: read in order
-    self->cx.template notify<cx_event::operation>(vals);
+    // Not const, even for a const result (spec §6.4 ¶4), so that the values can be moved on.
+    std::tuple<std::remove_const_t<V>...> vals{deserialize_from<W>(r)...};  // braces: read in order
+    self->cx.template notify<cx_event::operation>(std::move(vals));  // moved into the future
     self->release();
   }
 };
@@ -470,8 +496,8 @@ auto rpc_ff_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   }
 }
 
-template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
-auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+template <bool Immediate, typename Cxs, typename Fn, typename... Args>
+auto rpc_impl_checked(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   using C = detail::remove_cvref_t<Cxs>;
   using F = std::decay_t<Fn>;
   using R = rpc_result_t<typename function_holder<F>::stored, detail::remove_cvref_t<Args>...>;
@@ -506,6 +532,17 @@ auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
     send();
     return prepared;
   }
+}
+
+template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
+auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+  using R = rpc_result_t<typename function_holder<std::decay_t<Fn>>::stored, detail::remove_cvref_t<Args>...>;
+  static_assert(rpc_values<R>::ok,
+                "upcxx::rpc: the function's result (or the values of the future it returns) must be Serializable "
+                "(spec 9.2, 6.1)");
+  if constexpr (rpc_values<R>::ok)
+    return rpc_impl_checked<Immediate>(target, std::forward<Cxs>(cxs), std::forward<Fn>(fn),
+                                       std::forward<Args>(args)...);
 }
 
 template <typename Fn, typename... Args, std::size_t... I>

@@ -1,6 +1,8 @@
 // Futures, promises, when_all, then, personas and LPCs (spec chapters 5 and 10), one rank.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -321,6 +323,111 @@ TEST(WhenAll, ReturnsTheOnlyContributingInput) {
   p.fulfill_result(1);
   q.fulfill_anonymous(1);
   EXPECT_TRUE(r.ready() && s.ready());
+}
+
+// A copyable value that counts its copies: futures move values, never copy them, on the way
+// in and through when_all and then.
+struct counted {
+  static inline int copies = 0;
+  int v;
+  explicit counted(int x) : v(x) {}
+  counted(const counted& o) : v(o.v) { ++copies; }
+  counted(counted&& o) noexcept : v(o.v) {}
+};
+
+TEST(WhenAll, MovesUnsharedInputsAndLetsThemGo) {
+  counted::copies = 0;
+  promise<counted> a, b;
+  future<counted> fa = a.get_future();
+  future<counted, counted> both = when_all(fa, b.get_future());
+  a.fulfill_result(counted(1));
+  b.fulfill_result(counted(2));
+  ASSERT_TRUE(both.ready());
+  // fa is still held here (and by the promise): its values are handed out, not copied.
+  EXPECT_EQ(&both.result_reference<0>(), &fa.result_reference());
+  EXPECT_EQ(both.result_reference<1>().v, 2);
+  // Ready temporaries only the when_all holds: their values move into it, their states go.
+  future<counted, counted> moved = when_all(make_future(counted(3)), make_future(counted(4)));
+  ASSERT_TRUE(moved.ready());
+  auto* mc = static_cast<upcxx::detail::value_cell<counted, counted>*>(moved.cell());
+  EXPECT_EQ(mc->borrowed, nullptr) << "the values live in the when_all's own state";
+  EXPECT_EQ(moved.result_reference<0>().v + moved.result_reference<1>().v, 7);
+  EXPECT_EQ(counted::copies, 0);
+  // when_all(A(6)): a move-only value without a default constructor.
+  future<std::unique_ptr<int>> up = when_all(std::make_unique<int>(6));
+  EXPECT_EQ(*up.result_reference(), 6);
+  future<std::unique_ptr<int>, std::unique_ptr<int>> ups =
+      when_all(make_future(std::make_unique<int>(1)), std::make_unique<int>(2));
+  EXPECT_EQ(*ups.result_reference<0>() + *ups.result_reference<1>(), 3);
+  std::unique_ptr<int> out = std::move(up).result();
+  EXPECT_EQ(*out, 6);
+}
+
+TEST(Then, ChainOfReturnedFuturesCollapses) {
+  // An asynchronous recursion: each level's then() returns the next level's future. Once
+  // ready, the top refers to the state holding the values, and the levels between are gone
+  // (each level's callback holds a copy of `alive` for as long as the level lives).
+  std::vector<promise<>> gates(20);
+  promise<counted> leaf;
+  future<counted> leaf_f = leaf.get_future();
+  auto alive = std::make_shared<int>(0);
+  std::function<future<counted>(std::size_t)> level = [&](std::size_t i) -> future<counted> {
+    if (i == gates.size()) return leaf_f;
+    return gates[i].get_future().then([&level, i, alive] { return level(i + 1); });
+  };
+  counted::copies = 0;
+  future<counted> top = level(0);
+  leaf.fulfill_result(counted(20));
+  for (auto& g : gates) g.fulfill_anonymous(1);
+  ASSERT_TRUE(top.ready());
+  EXPECT_EQ(top.result_reference().v, 20);
+  EXPECT_EQ(&top.result_reference(), &leaf_f.result_reference()) << "values handed out, not copied";
+  EXPECT_EQ(alive.use_count(), 2) << "only the top level is left (and this test's copy)";
+  EXPECT_EQ(counted::copies, 0);
+  // A callback returning a fresh future: its values move into the then()'s own state.
+  future<counted> fresh = make_future().then([] { return make_future(counted(5)); });
+  EXPECT_EQ(static_cast<upcxx::detail::value_cell<counted>*>(fresh.cell())->borrowed, nullptr);
+  counted v = std::move(fresh).result();
+  EXPECT_EQ(v.v, 5);
+  EXPECT_EQ(counted::copies, 0) << "the only handle's values are moved out";
+}
+
+TEST(Future, ReferencesAndMultipleValues) {
+  int x = 1;
+  future<int&, int> f = make_future<int&, int>(x, 2);
+  EXPECT_EQ(&f.result_reference<0>(), &x);
+  f.result<0>() = 5;  // result() of a reference is the reference
+  EXPECT_EQ(x, 5);
+  future<int&> g = f.then([](int& r, int) -> int& { return r; });
+  EXPECT_EQ(&g.result(), &x);
+  future<int&, int, int, int&> h = when_all(f, make_future(3), g);
+  EXPECT_EQ(&h.result_reference<0>(), &x);
+  EXPECT_EQ(&h.result_reference<3>(), &x);
+  std::tuple<int&, int> t = f.result_tuple();
+  EXPECT_EQ(&std::get<0>(t), &x);
+  promise<int&> p;
+  future<int> plus = p.get_future().then([](int& r) { return r + 1; });
+  p.fulfill_result(x);
+  EXPECT_EQ(plus.result(), 6);
+}
+
+TEST(Promise, ValuesThatCannotBeMovedAreConstructedInPlace) {
+  promise<std::atomic<int>, int> p;
+  future<std::atomic<int>, int> f = p.get_future();
+  p.fulfill_result(5, 6);  // std::atomic<int>(5), built where it stays
+  EXPECT_EQ(f.result_reference<0>().load(), 5);
+  // when_all and then() hand it out where it is.
+  future<std::atomic<int>, int, int> w = when_all(f, 7);
+  EXPECT_EQ(&w.result_reference<0>(), &f.result_reference<0>());
+  promise<> gate;
+  future<std::atomic<int>, int> t = gate.get_future().then([f] { return f; });
+  gate.finalize();
+  ASSERT_TRUE(t.ready());
+  EXPECT_NE(t.cell(), f.cell()) << "a then() state of its own";
+  EXPECT_EQ(&t.result_reference<0>(), &f.result_reference<0>());
+  int seen = 0;
+  t.then([&seen](const std::atomic<int>& a, int b) { seen = a.load() + b; });
+  EXPECT_EQ(seen, 11);
 }
 
 TEST(WhenAll, ManyPendingInputs) {

@@ -61,6 +61,10 @@ struct cell_base : pooled {
     waiters = l;
   }
   // Subtracts n dependencies; at zero, fires every listener (which may run user callbacks).
+  // The caller holds a reference to the cell until this returns (a promise, a completion's
+  // queue entry, a then()/when_all() state's own guard): so while listeners fire, no
+  // listener sees the cell as held only by itself (future::values_unshared), and none can
+  // destroy it by letting its own reference go.
   void fulfill(std::intptr_t n) {
     deps -= n;
     if (deps == 0 && waiters) fire_all();
@@ -75,41 +79,79 @@ inline bool is_real_cell(const cell_base* c) noexcept {
   return reinterpret_cast<std::uintptr_t>(c) > 1;
 }
 
+// How a future hands its values out (spec §5.8.1 ¶26-38, ¶43-45): U itself for a reference
+// type U, const U& otherwise.
+template <typename U>
+using cref_t = std::conditional_t<std::is_reference_v<U>, U, const U&>;
+
+template <typename Tuple, std::size_t... I>
+auto refs_of_tuple(const Tuple& t, std::index_sequence<I...>) noexcept {
+  return std::tuple<cref_t<std::tuple_element_t<I, Tuple>>...>(
+      static_cast<cref_t<std::tuple_element_t<I, Tuple>>>(std::get<I>(t))...);
+}
+// References to the elements of a tuple, as a future hands them out.
+template <typename... T>
+std::tuple<cref_t<T>...> refs_of(const std::tuple<T...>& t) noexcept {
+  return refs_of_tuple(t, std::index_sequence_for<T...>{});
+}
+
 // A cell that carries the values of a future<T...>.
+//
+// The values are constructed in place, once, when they are supplied (fulfill_result, a
+// reply, a callback's result), from whatever they are constructed from: nothing is
+// default-constructed, so T may lack a default constructor, be move-only or not movable at
+// all, or be a reference. Or they live elsewhere: a when_all() of futures and a then() whose
+// callback returned a future keep the states that hold the values alive and hand out
+// references into them (`borrowed`), so no value is copied and non-copyable values work.
 template <typename... T>
 struct value_cell : cell_base {
   using tuple_type = std::tuple<T...>;
+  using refs_type = std::tuple<cref_t<T>...>;
+
+  // Non-null when the values live in states this cell keeps alive.
+  refs_type (*borrowed)(const value_cell* self) noexcept = nullptr;
   alignas(tuple_type) unsigned char storage[sizeof(tuple_type)];
   bool has_values = false;
 
   value_cell() { destroy_fn = &value_cell::destroy; }
 
-  tuple_type& values() noexcept { return *std::launder(reinterpret_cast<tuple_type*>(storage)); }
+  // Precondition: the values were supplied.
+  refs_type value_refs() const noexcept { return borrowed ? borrowed(this) : refs_of(owned()); }
+  // The values this cell holds itself (borrowed == nullptr).
+  tuple_type& owned() noexcept { return *std::launder(reinterpret_cast<tuple_type*>(storage)); }
+  const tuple_type& owned() const noexcept { return *std::launder(reinterpret_cast<const tuple_type*>(storage)); }
+
+  // Constructs the values in place from u... (spec §5.8.2 ¶15: T constructible from U&&).
   template <typename... U>
   void emplace(U&&... u) {
     ::new (static_cast<void*>(storage)) tuple_type(std::forward<U>(u)...);
     has_values = true;
   }
-  void emplace_tuple(tuple_type&& t) {
-    ::new (static_cast<void*>(storage)) tuple_type(std::move(t));
-    has_values = true;
+  // The same from the elements of a tuple (moved from an rvalue tuple, copied from an lvalue).
+  template <typename Tuple>
+  void emplace_tuple(Tuple&& t) {
+    emplace_from(std::forward<Tuple>(t), std::make_index_sequence<std::tuple_size_v<std::remove_reference_t<Tuple>>>{});
   }
   ~value_cell() {
-    if (has_values) values().~tuple_type();
+    if (has_values) owned().~tuple_type();
   }
   static void destroy(cell_base* c) { delete static_cast<value_cell*>(c); }
+
+ private:
+  template <typename Tuple, std::size_t... I>
+  void emplace_from(Tuple&& t, std::index_sequence<I...>) {
+    emplace(std::get<I>(std::forward<Tuple>(t))...);
+  }
 };
 
 template <>
 struct value_cell<> : cell_base {
   using tuple_type = std::tuple<>;
+  using refs_type = std::tuple<>;
   value_cell() { destroy_fn = &value_cell::destroy; }
-  static tuple_type& values() noexcept {
-    static tuple_type t;
-    return t;
-  }
+  static refs_type value_refs() noexcept { return {}; }
   void emplace() noexcept {}
-  void emplace_tuple(tuple_type&&) noexcept {}
+  void emplace_tuple(const std::tuple<>&) noexcept {}
   static void destroy(cell_base* c) { delete static_cast<value_cell*>(c); }
 };
 
