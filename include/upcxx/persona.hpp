@@ -211,12 +211,23 @@ struct lpc_return<future<R...>> {
     cell->add_ref();  // held by the callbacks until the value is delivered
     target.lpc_ff([cell, &initiator, fn = std::decay_t<Func>(std::forward<Func>(func))]() mutable {
       future<R...> result = invoke_to_future<future<R...>>(fn, std::tuple<>{}, "an LPC callback (persona::lpc)");
-      result.then([cell, &initiator](cref_t<R>... values) {
-        initiator.lpc_ff([cell, vals = std::tuple<R...>(values...)]() mutable {
+      // The values leave this thread by move where they can (a move-only result works),
+      // carried by an LPC back to the initiator.
+      auto deliver = [cell, &initiator](future<R...>&& ready) {
+        initiator.lpc_ff([cell, vals = std::move(ready).result_tuple()]() mutable {
           cell->emplace_tuple(std::move(vals));
           cell->fulfill(1);
           cell->drop_ref();
         });
+      };
+      if (result.ready()) {
+        deliver(std::move(result));
+        return;
+      }
+      auto* held = new future<R...>(result);
+      result.then([deliver, held](cref_t<R>...) {
+        deliver(std::move(*held));
+        delete held;  // the then() state still holds the values until this returns
       });
     });
     return future<R...>(adopt_cell, cell);

@@ -225,6 +225,18 @@ void row_then_void() {
   ROW_CHECK(no_copies());
 }
 
+// persona::lpc returning the value: it travels back to the calling persona by move.
+template <typename K>
+void row_persona_lpc() {
+  using T = typename K::T;
+  upcxx::future<T> f = upcxx::current_persona().lpc([]() -> T { return K::make(55); });
+  ROW_CHECK(K::get(f.wait_reference()) == 55);
+  upcxx::future<T> g =
+      upcxx::current_persona().lpc([] { return upcxx::make_future<T>(K::make(56)); });  // a future, unwrapped
+  ROW_CHECK(K::get(g.wait_reference()) == 56);
+  ROW_CHECK(no_copies());
+}
+
 template <typename K>
 void row_when_all() {
   using T = typename K::T;
@@ -398,6 +410,7 @@ void add_rows(std::vector<row>& table) {
   table.push_back({K::name, "then returning a value", &row_then_value<K>});
   table.push_back({K::name, "then returning a future", &row_then_future<K>});
   table.push_back({K::name, "then returning nothing", &row_then_void<K>});
+  table.push_back({K::name, "persona::lpc returning it", &row_persona_lpc<K>});
   table.push_back({K::name, "when_all of futures and values", &row_when_all<K>});
   table.push_back({K::name, "result()/wait() of an rvalue future", &row_result_rvalue<K>});
   table.push_back({K::name, "multi-value futures", &row_multi_value<K>});
