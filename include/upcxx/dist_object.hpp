@@ -89,6 +89,13 @@ struct dist_id {
   std::uint64_t id_ = 0;
 };
 
+// Prints a dist_id for logs, as the reference implementation lets programs do: equal ids
+// print alike on every rank, different ids differently. Local.
+template <typename CharT, typename Traits, typename T>
+std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, dist_id<T> id) {
+  return os << "dist_id(" << id.raw() << ')';
+}
+
 // The tag of dist_object's inactive constructor (UPC++ 2023.3): `dist_object<T> d(upcxx::inactive,
 // args...)`. Its explicit default constructor keeps `{}` from converting to it.
 struct inactive_t {

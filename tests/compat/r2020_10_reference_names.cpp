@@ -51,7 +51,8 @@ std::size_t bytes_to_copy(const std::vector<T>& v) {
   return upcxx::serialization_traits<T>::is_actually_trivially_serializable ? v.size() * sizeof(T) : 0;
 }
 
-std::string printed(upcxx::team_id id) {
+template <typename Id>
+std::string printed(Id id) {
   std::ostringstream os;
   os << id;
   return os.str();
@@ -112,6 +113,16 @@ int main(int argc, char** argv) {
   upcxx::team odd_even = upcxx::world().split(me % 2, me);
   COMPAT_CHECK(odd_even.id() != world_id && printed(odd_even.id()) != world_text);
   COMPAT_CHECK((odd_even.id() < world_id) != (odd_even.id() > world_id));
+
+  // dist_id: printed alike on every rank, differently for two objects.
+  upcxx::dist_object<int> d1(1), d2(2);
+  const std::string d1_text = printed(d1.id());
+  COMPAT_CHECK(d1_text.rfind("dist_id(", 0) == 0 && d1_text != printed(d2.id()));
+  COMPAT_CHECK(upcxx::rpc(0, [](upcxx::dist_id<int> id) {
+                 std::ostringstream os;
+                 os << id;
+                 return os.str();
+               }, d1.id()).wait() == d1_text);
 
   // deserializing_iterator: loops bounded by `<`, and the other comparisons.
   std::vector<std::string> words{"alpha", "beta", "gamma"};
