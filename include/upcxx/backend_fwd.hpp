@@ -6,9 +6,8 @@
 // before including anything (`#if UPCXX_BACKEND`) and after (`#if !UPCXX_BACKEND_GASNET_PAR`
 // `#error "UPCXX_BACKEND=gasnet_par required."`). Gannet's wrapper, upcxx-meta, CMake targets
 // and pkg-config files define them the same way. This header gives the same values to a
-// build that defined none (a plain compiler with -I), from UPCXX_THREADMODE, and refuses a
-// command line whose macros contradict each other, since a program that takes its par path
-// in a seq build races.
+// build that defined none (a plain compiler with -I), from UPCXX_THREADMODE, and makes a
+// command line whose macros contradict each other agree with UPCXX_THREADMODE.
 #pragma once
 
 #include "upcxx/version.hpp"
@@ -34,12 +33,19 @@
 #define UPCXX_BACKEND_GASNET 1
 #endif
 
-#if UPCXX_BACKEND_GASNET_SEQ && UPCXX_BACKEND_GASNET_PAR
-#error "UPCXX_BACKEND_GASNET_SEQ and UPCXX_BACKEND_GASNET_PAR are both set: pick one threadmode (upcxx -threadmode=seq|par)"
-#elif UPCXX_BACKEND_GASNET_PAR && !defined(UPCXX_THREADMODE)
-#error "UPCXX_BACKEND_GASNET_PAR is set but this is a threadmode seq build: build with upcxx -threadmode=par (or -DUPCXX_THREADMODE=1)"
-#elif UPCXX_BACKEND_GASNET_SEQ && defined(UPCXX_THREADMODE)
-#error "UPCXX_BACKEND_GASNET_SEQ is set but UPCXX_THREADMODE selects threadmode par: use upcxx -threadmode=par, UPCXX_THREADMODE=par upcxx-meta, Gannet::upcxx_par or pkg-config upcxx-par"
+// UPCXX_THREADMODE is what the library obeys: a command line that also says the other
+// threadmode (a hand-written -DUPCXX_THREADMODE=1 beside a seq tool's flags) gets backend
+// macros that match it, so the program's own `#if` tests take the path the library runs.
+#if defined(UPCXX_THREADMODE) && (UPCXX_BACKEND_GASNET_SEQ || !UPCXX_BACKEND_GASNET_PAR)
+#undef UPCXX_BACKEND_GASNET_SEQ
+#undef UPCXX_BACKEND_GASNET_PAR
+#define UPCXX_BACKEND_GASNET_SEQ 0
+#define UPCXX_BACKEND_GASNET_PAR 1
+#elif !defined(UPCXX_THREADMODE) && (UPCXX_BACKEND_GASNET_PAR || !UPCXX_BACKEND_GASNET_SEQ)
+#undef UPCXX_BACKEND_GASNET_SEQ
+#undef UPCXX_BACKEND_GASNET_PAR
+#define UPCXX_BACKEND_GASNET_SEQ 1
+#define UPCXX_BACKEND_GASNET_PAR 0
 #endif
 
 #include "upcxx/init.hpp"
