@@ -422,8 +422,10 @@ struct cx_async_state<completions<Cx...>, std::tuple<S...>, std::tuple<O...>> {
   template <cx_event E, typename Vals, cx_event IE, typename Fn>
   void notify_item(lpc_cx<IE, Fn>& item, cell_base*, Vals&& vals) {
     if constexpr (IE == E)
+      // Each event is notified once: the function moves on (on whichever thread delivers
+      // the event, no copy touches what it captured).
       item.target->lpc_ff(
-          [fn = item.fn, v = detail::remove_cvref_t<Vals>(std::forward<Vals>(vals))]() mutable {
+          [fn = std::move(item.fn), v = detail::remove_cvref_t<Vals>(std::forward<Vals>(vals))]() mutable {
             std::apply(fn, std::move(v));
           });
   }

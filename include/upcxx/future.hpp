@@ -367,6 +367,7 @@ class future {
   detail::cell_base* cell_;
   [[no_unique_address]] inline_type vals_;
 };
+#undef UPCXX_DETAIL_COPYABLE_RESULT_MSG
 
 static_assert(sizeof(future<>) == sizeof(void*));
 static_assert(sizeof(future<double>) == 2 * sizeof(void*));

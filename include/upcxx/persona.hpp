@@ -224,11 +224,10 @@ struct lpc_return<future<R...>> {
         deliver(std::move(result));
         return;
       }
-      auto* held = new future<R...>(result);
-      result.then([deliver, held](cref_t<R>...) {
-        deliver(std::move(*held));
-        delete held;  // the then() state still holds the values until this returns
-      });
+      // Pending: a second handle, kept by the callback, takes the values out once ready
+      // (copied for a copyable type, since the then() state still shares them). A result
+      // that never becomes ready drops the callback, and the handle with it.
+      result.then([deliver, keep = result](cref_t<R>...) mutable { deliver(std::move(keep)); });
     });
     return future<R...>(adopt_cell, cell);
   }

@@ -408,18 +408,22 @@ struct rpc_exec {
 template <typename Cxs, typename Vals, typename Wire>
 struct rpc_reply_state;
 
-// Whether every operation notification of a completion object is an LPC (as_lpc): those
-// are enqueued to their persona from any thread, so the reply needs no detour through the
-// initiating persona (a thread that initiates and then makes no progress still sees its
-// as_lpc run on the thread that holds the target persona).
+// Whether a completion object is made of LPCs (as_lpc, any event) and source buffering
+// only: an LPC is enqueued to its persona from any thread, moving its function (no copy of
+// what it captured), and nothing else in the object belongs to the initiating persona. Such
+// a reply needs no detour through the initiating persona: a thread that initiates and then
+// makes no progress still sees its as_lpc run on the thread that holds the target persona.
+// Futures and promises are the initiator's, and keep their replies on its thread.
 template <typename Item>
-inline constexpr bool lpc_or_not_operation = Item::event != cx_event::operation;
-template <typename Fn>
-inline constexpr bool lpc_or_not_operation<lpc_cx<cx_event::operation, Fn>> = true;
+inline constexpr bool lpc_or_buffering = false;
+template <cx_event E, typename Fn>
+inline constexpr bool lpc_or_buffering<lpc_cx<E, Fn>> = true;
+template <bool B>
+inline constexpr bool lpc_or_buffering<buffered_cx<B>> = true;
 template <typename Cx>
 inline constexpr bool operation_lpcs_only = false;
 template <typename... Cx>
-inline constexpr bool operation_lpcs_only<completions<Cx...>> = (lpc_or_not_operation<Cx> && ...);
+inline constexpr bool operation_lpcs_only<completions<Cx...>> = (lpc_or_buffering<Cx> && ...);
 
 template <typename Cxs, typename... V, typename... W>
 struct rpc_reply_state<Cxs, std::tuple<V...>, std::tuple<W...>> final : reply_base {

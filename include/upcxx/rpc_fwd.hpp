@@ -66,8 +66,9 @@ constexpr std::size_t rpc_stream_offset(std::uint16_t kind, std::size_t dist_ids
 struct reply_base : pooled {
   void (*deliver)(reply_base* self, const std::byte* result, std::size_t bytes);
   persona* owner;  // the persona that initiated the call
-  // The reply's notifications are all LPCs to personas (thread-safe to enqueue), so any
-  // thread that receives it may deliver it, without waiting for the initiator's progress.
+  // The call's completions are all LPCs to personas (thread-safe to enqueue) or source
+  // buffering, so any thread that receives the reply may deliver it, without waiting for
+  // the initiator's progress (rpc.hpp, operation_lpcs_only).
   bool any_thread = false;
 };
 

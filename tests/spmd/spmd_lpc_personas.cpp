@@ -15,6 +15,7 @@
 //      initiating persona).
 // Each LPC checks the thread it runs on and the value it carries. Built with UPCXX_THREADMODE=1.
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -48,7 +49,7 @@ int initiate_all(upcxx::persona& target, sink& s, const std::vector<upcxx::globa
                  bool collectives, upcxx::atomic_domain<long>& ad, bool rpcs = true) {
   const int me = upcxx::rank_me(), n = upcxx::rank_n();
   const int right = (me + 1) % n;
-  auto lpc = [&](auto fn) { return upcxx::operation_cx::as_lpc(target, fn); };
+  auto lpc = [&](auto fn) { return upcxx::operation_cx::as_lpc(target, std::move(fn)); };
   int expected = 0;
   const long v = 1000L * me + round;
   upcxx::global_ptr<long> mine = slots[me] + 8 * round;       // this rank's row of its own block
@@ -64,6 +65,14 @@ int initiate_all(upcxx::persona& target, sink& s, const std::vector<upcxx::globa
     upcxx::rpc(right, lpc([&s, right](int who) { s.hit(who == right); }), [] { return upcxx::rank_me(); });
     ++expected;
     upcxx::rpc(right, lpc([&s] { s.hit(true); }), [] {});
+    ++expected;
+    // Source buffering beside the LPC, and a function that owns heap state it frees where
+    // it runs (moved along, never copied on the delivering thread).
+    auto owned = std::make_unique<long>(v);
+    upcxx::rpc(right, upcxx::source_cx::as_buffered() | lpc([&s, v, p = std::move(owned)](long got) {
+                 s.hit(got == v + 1 && *p == v);
+               }),
+               [](long x) { return x + 1; }, v);
     ++expected;
   }
   ad.fetch_add(slots[right] + 8 * round + 2, 1, std::memory_order_relaxed,
