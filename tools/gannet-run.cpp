@@ -67,8 +67,13 @@ void print_help() {
       "  -n N, -np N               number of ranks (required)\n"
       "  --shared-heap SIZE,       shared heap per rank: a size with a unit (512KB, 256MB,\n"
       "  -shared-heap SIZE         2GB) or a percentage of physical memory split between\n"
-      "                            the ranks (50%%). Default: $UPCXX_SHARED_HEAP_SIZE, else 128MB\n"
-      "  -N 1                      node count; only 1 (this machine) is supported here\n"
+      "                            the ranks (50%%). Default: $UPCXX_SHARED_HEAP_SIZE (a bare\n"
+      "                            number is MB, MAX half of memory), else 128MB\n"
+      "  -N NODES                  node count: ranks start on this machine (a warning if\n"
+      "                            NODES > 1; use --mpi with a hostfile for several nodes)\n"
+      "  -show                     print the command that would run, and exit\n"
+      "  -E VARS, -localhost,      accepted as upcxx-run accepts them; every rank here\n"
+      "  -backtrace, -ssh-servers  inherits the environment\n"
       "  --mpi                     start the job through mpirun (MPI transport) instead;\n"
       "                            $GANNET_MPIRUN names the command (default mpirun) and\n"
       "                            $GANNET_MPIRUN_ARGS adds options (a hostfile, say)\n"
@@ -102,6 +107,13 @@ bool parse_rank_count(const std::string& s, int* out) {
 
 // The program must exist and be executable before any rank starts.
 std::string resolve_program(const std::string& prog) {
+  // A bare name that is an executable file here runs from here, as with UPC++'s upcxx-run
+  // (Makefiles say `upcxx-run -n 4 $(EXE)`); otherwise PATH is searched.
+  if (prog.find('/') == std::string::npos) {
+    struct stat st;
+    if (::stat(prog.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) && ::access(prog.c_str(), X_OK) == 0)
+      return "./" + prog;
+  }
   if (prog.find('/') != std::string::npos) {
     struct stat st;
     if (::stat(prog.c_str(), &st) != 0) die("cannot run '" + prog + "': " + std::strerror(errno));
@@ -219,6 +231,7 @@ struct options {
   std::string heap_text;
   bool verbose = false;
   bool mpi = false;
+  bool show = false;  // print the command instead of running it (upcxx-run -show)
   std::vector<std::string> command;
 };
 
@@ -255,9 +268,25 @@ options parse_args(int argc, char** argv) {
       o.heap_text = value(name, a);
     } else if (name == "-N" || name == "--nodes") {
       std::string v = value(name, a);
-      if (v != "1") usage_error("-N " + v + ": gannet-run starts ranks on this machine only; use mpirun for several nodes");
-    } else if (name == "-v" || name == "--verbose") {
-      o.verbose = true;
+      int nodes = 0;
+      if (!parse_rank_count(v, &nodes) || nodes < 1) usage_error("-N needs a whole number of nodes, not '" + v + "'");
+      // As UPC++'s upcxx-run on its smp network: a warning, and the job runs here.
+      if (nodes > 1 && !o.mpi)
+        std::fprintf(stderr, "%s: -N %s: starting every rank on this machine (use --mpi with a hostfile for several "
+                     "nodes)\n", g_prog, v.c_str());
+    } else if (name == "--verbose" || (name.size() >= 2 && name.find_first_not_of('v', 1) == std::string::npos)) {
+      o.verbose = true;  // -v, -vv, -vvv: upcxx-run's verbosity levels
+    } else if (name == "-E") {
+      // upcxx-run -E VAR1[,VAR2...]: export these variables to the ranks. Every rank on this
+      // machine inherits the whole environment, so there is nothing more to do.
+      value(name, a);
+    } else if (name == "-ssh-servers" || name == "--ssh-servers") {
+      value(name, a);  // hosts for GASNet's ssh spawner; ranks start on this machine
+    } else if (name == "-localhost" || name == "--localhost" || name == "-backtrace" || name == "--backtrace") {
+      // upcxx-run options that change nothing here: ranks run on this machine, and a
+      // crashing rank's report comes from the launcher.
+    } else if (name == "-show" || name == "--show") {
+      o.show = true;
     } else if (name == "--mpi" || name == "-mpi") {
       o.mpi = true;
     } else if (name == "--info" || name == "-info") {
@@ -396,19 +425,29 @@ int main(int argc, char** argv) {
   if (o.mpi) run_mpi(o.command, o.ranks, o.heap_text);
 
   std::string heap_text = o.heap_text;
+  std::string heap_from = "--shared-heap";  // what the user set, for messages
   if (heap_text.empty()) {
-    const char* env = std::getenv("UPCXX_SHARED_HEAP_SIZE");
-    if (env && *env) heap_text = env;
+    const char* name = nullptr;
+    heap_text = gannet::util::upcxx_heap_from_env(&name);  // UPC++'s reading: 256 is 256MB
+    if (name) heap_from = name + ("=" + std::string(std::getenv(name)));
   }
   std::uint64_t heap = default_heap;
   if (!heap_text.empty()) {
     std::string why;
     auto spec = gannet::util::parse_size(heap_text, &why);
-    if (!spec) usage_error("invalid shared heap size '" + heap_text + "': " + why);
+    if (!spec) usage_error("invalid shared heap size '" + heap_text + "' (" + heap_from + "): " + why);
     heap = gannet::util::resolve_size(*spec, o.ranks);
-    if (heap < 64 * 1024) usage_error("shared heap '" + heap_text + "' is too small (at least 64KB per rank)");
+    if (heap < 64 * 1024)
+      usage_error("shared heap '" + heap_text + "' (" + heap_from + ") is too small (at least 64KB per rank)");
   }
   std::string program = resolve_program(o.command[0]);
+  if (o.show) {  // upcxx-run -show: what would run, and nothing else
+    std::printf("%s -n %d --shared-heap %lluB", g_prog, o.ranks, static_cast<unsigned long long>(heap));
+    std::printf(" %s", program.c_str());
+    for (std::size_t k = 1; k < o.command.size(); ++k) std::printf(" %s", o.command[k].c_str());
+    std::printf("\n");
+    return 0;
+  }
 
   auto layout = gannet::smp::job_layout::compute(o.ranks, heap);
   check_resources(o, heap, layout);

@@ -184,7 +184,8 @@ class dist_object {
   // a new distributed object over `tm`: collective over `tm`, by the thread with the master
   // persona, in the same order as the other dist_object constructions over `tm` (it takes
   // the place of a constructor in that sequence).
-  void activate(const upcxx::team& tm, upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) {
+  void activate(const upcxx::team& tm,
+                [[maybe_unused]] upcxx::detail::source_loc loc = upcxx::detail::source_loc::current()) {
 #if UPCXX_ASSERT_ENABLED
     if (id_) detail::fail_at(loc, "upcxx::dist_object::activate on a dist_object that is already active");
     if (!value_)

@@ -214,6 +214,34 @@ global_ptr<T, Kind> operator+(std::ptrdiff_t d, const global_ptr<T, Kind>& p) {
   return p + d;
 }
 
+// nullptr on the left of a comparison (`nullptr == g`, `nullptr < g`), as UPC++ declares
+// them; nullptr on the right converts to a null global_ptr. (Spelled without `p == nullptr`,
+// which C++20 would answer with this very function, reversed.)
+template <typename T, memory_kind Kind>
+bool operator==(std::nullptr_t, const global_ptr<T, Kind>& p) noexcept {
+  return p.is_null();
+}
+template <typename T, memory_kind Kind>
+bool operator!=(std::nullptr_t, const global_ptr<T, Kind>& p) noexcept {
+  return !p.is_null();
+}
+template <typename T, memory_kind Kind>
+bool operator<(std::nullptr_t, const global_ptr<T, Kind>& p) noexcept {
+  return global_ptr<T, Kind>(nullptr) < p;
+}
+template <typename T, memory_kind Kind>
+bool operator<=(std::nullptr_t, const global_ptr<T, Kind>& p) noexcept {
+  return global_ptr<T, Kind>(nullptr) <= p;
+}
+template <typename T, memory_kind Kind>
+bool operator>(std::nullptr_t, const global_ptr<T, Kind>& p) noexcept {
+  return global_ptr<T, Kind>(nullptr) > p;
+}
+template <typename T, memory_kind Kind>
+bool operator>=(std::nullptr_t, const global_ptr<T, Kind>& p) noexcept {
+  return global_ptr<T, Kind>(nullptr) >= p;
+}
+
 static_assert(sizeof(global_ptr<int>) == 16);
 
 // ---- construction from raw pointers (spec §3.2 ¶26-33) ----

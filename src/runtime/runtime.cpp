@@ -88,13 +88,14 @@ runtime& rt() {
 }
 
 std::size_t heap_size_from_env() {
-  const char* names[] = {"GANNET_SHARED_HEAP_SIZE", "UPCXX_SHARED_HEAP_SIZE"};
-  for (const char* name : names) {
-    const char* v = std::getenv(name);
-    if (!v || !*v) continue;
+  const char* name = "GANNET_SHARED_HEAP_SIZE";  // set by gannet-run --mpi from its option
+  const char* gv = std::getenv(name);
+  std::string text = gv && *gv ? std::string(gv) : util::upcxx_heap_from_env(&name);
+  if (!text.empty()) {
+    const char* v = text.c_str();
     std::string why;
     auto spec = util::parse_size(v, &why);
-    if (!spec) util::fatal("%s='%s' is not a valid size: %s", name, v, why.c_str());
+    if (!spec) util::fatal("%s='%s' is not a valid size: %s", name, std::getenv(name), why.c_str());
     // A percentage is of the machine's memory, shared by its ranks (gannet-run resolves it
     // before starting them; under mpirun each rank divides by the launcher's local size).
     return util::resolve_size(*spec, transport::launcher_local_ranks());

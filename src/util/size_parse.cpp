@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <unistd.h>
 
 namespace gannet::util {
@@ -81,6 +82,27 @@ std::string format_size(std::uint64_t bytes) {
   else
     std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
   return buf;
+}
+
+std::string upcxx_heap_from_env(const char** name) {
+  auto digits_only = [](const std::string& t) {
+    return !t.empty() && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (const char* v = std::getenv("UPCXX_SHARED_HEAP_SIZE"); v && *v) {
+    *name = "UPCXX_SHARED_HEAP_SIZE";
+    std::string t = v;
+    std::string upper;
+    for (char c : t) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (upper == "MAX") return "50%";
+    return digits_only(t) ? t + "MB" : t;
+  }
+  if (const char* v = std::getenv("UPCXX_SEGMENT_MB"); v && *v) {
+    *name = "UPCXX_SEGMENT_MB";
+    std::string t = v;
+    return digits_only(t) ? t + "MB" : t;
+  }
+  *name = nullptr;
+  return {};
 }
 
 }  // namespace gannet::util

@@ -23,6 +23,12 @@ std::uint64_t resolve_size(const size_spec& s, int local_ranks);
 
 std::uint64_t physical_memory_bytes();
 
+// The shared-heap size a UPC++ user set in the environment, as text parse_size reads, the
+// way UPC++ reads it: UPCXX_SHARED_HEAP_SIZE, where a number without a unit is megabytes and
+// MAX the most the machine gives (here half its memory, split between its ranks); else the
+// older UPCXX_SEGMENT_MB (megabytes). Empty when neither is set; *name says which was read.
+std::string upcxx_heap_from_env(const char** name);
+
 // "128 MiB", "1.5 GiB": for messages.
 std::string format_size(std::uint64_t bytes);
 

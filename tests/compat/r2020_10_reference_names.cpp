@@ -124,6 +124,17 @@ int main(int argc, char** argv) {
                  return os.str();
                }, d1.id()).wait() == d1_text);
 
+  // global_ptr compared with nullptr on either side.
+  {
+    upcxx::global_ptr<int> null_p, some = upcxx::new_<int>(5);
+    upcxx::global_ptr<const int> null_c, some_c = some;
+    COMPAT_CHECK(nullptr == null_p && !(nullptr != null_p) && nullptr == null_c && null_p == nullptr);
+    COMPAT_CHECK(nullptr != some && nullptr != some_c && some != nullptr && !(nullptr == some));
+    COMPAT_CHECK(nullptr < some && nullptr <= some && !(nullptr > some) && !(nullptr >= some) && some > nullptr);
+    COMPAT_CHECK(nullptr <= null_p && nullptr >= null_p && !(nullptr < null_p) && !(nullptr > null_c));
+    upcxx::delete_(some);
+  }
+
   // deserializing_iterator: loops bounded by `<`, and the other comparisons.
   std::vector<std::string> words{"alpha", "beta", "gamma"};
   std::size_t letters = upcxx::rpc(

@@ -189,6 +189,29 @@ heap-sizes)
   UPCXX_SHARED_HEAP_SIZE=2MB "$crash" heap >"$work/out" 2>"$work/err" || fail "direct run failed"
   expect_out "^rank 0 heap 2097152$"
   ;;
+upcxx-run-habits)
+  # What job scripts and Makefiles written for UPC++'s upcxx-run do: a bare program name in
+  # the current directory, UPC++'s heap variables (a bare number is MB; MAX; the older
+  # UPCXX_SEGMENT_MB), and its other options.
+  (cd "$(dirname "$crash")" && "$run" -n 2 "$(basename "$crash")" heap) >"$work/out" 2>"$work/err"
+  status=$?; expect_status 0; expect_out "^rank 1 heap 134217728$"
+  UPCXX_SHARED_HEAP_SIZE=6 launch -n 2 "$crash" heap
+  expect_status 0; expect_out "^rank 0 heap 6291456$"
+  UPCXX_SHARED_HEAP_SIZE=6 "$crash" heap >"$work/out" 2>"$work/err" || fail "direct run failed"
+  expect_out "^rank 0 heap 6291456$"
+  UPCXX_SEGMENT_MB=7 launch -n 2 "$crash" heap
+  expect_status 0; expect_out "^rank 0 heap 7340032$"
+  UPCXX_SHARED_HEAP_SIZE=MAX launch -n 2 -show "$crash" heap
+  expect_status 0; expect_out "-n 2 --shared-heap [0-9]+B .*crash heap$"
+  phys=$(( $(getconf _PHYS_PAGES) * $(getconf PAGESIZE) ))
+  got=$(sed -E 's/.*--shared-heap ([0-9]+)B.*/\1/' "$work/out")
+  want=$(( phys / 2 / 2 ))
+  [ $(( got > want ? got - want : want - got )) -lt 65536 ] || fail "MAX over 2 ranks: got $got, want ~$want"
+  launch -vv -E FOO,BAR -localhost -backtrace -ssh-servers here -n 2 "$crash" heap
+  expect_status 0; expect_out "^rank 1 heap"
+  launch -N 2 -n 2 "$crash" heap
+  expect_status 0; expect_out "^rank 1 heap"; expect_err "-N 2: starting every rank on this machine"
+  ;;
 small-devshm)
   # A /dev/shm too small for the heaps is reported before anything starts. Needs a private
   # mount namespace (root, unshare); skipped where the sandbox forbids it.
