@@ -538,12 +538,23 @@ auto rpc_impl_checked(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   }
 }
 
+// An rpc's result (or its future's values) that is a view: refused (spec 6.7 ¶9).
+template <typename R>
+struct returns_view : std::false_type {};
+template <typename T, typename It>
+struct returns_view<view<T, It>> : std::true_type {};
+template <typename... U>
+struct returns_view<future<U...>> : std::bool_constant<(returns_view<detail::remove_cvref_t<U>>::value || ...)> {};
+
 template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
 auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   using R = rpc_result_t<typename function_holder<std::decay_t<Fn>>::stored, detail::remove_cvref_t<Args>...>;
   static_assert(rpc_values<R>::ok,
                 "upcxx::rpc: the function's result (or the values of the future it returns) must be Serializable "
                 "(spec 9.2, 6.1)");
+  static_assert(!returns_view<R>::value,
+                "upcxx::rpc: the function must not return a view: its elements live in the incoming message, "
+                "which is gone once the call returns (spec 6.7 ¶9); return a container (std::vector) instead");
   if constexpr (rpc_values<R>::ok)
     return rpc_impl_checked<Immediate>(target, std::forward<Cxs>(cxs), std::forward<Fn>(fn),
                                        std::forward<Args>(args)...);
