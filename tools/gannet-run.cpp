@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "transport/smp/job.hpp"
+#include "upcxx/version.hpp"
 #include "util/size_parse.hpp"
 
 namespace {
@@ -79,6 +80,7 @@ void print_help() {
       "                            $GANNET_MPIRUN_ARGS adds options (a hostfile, say)\n"
       "  --info                    which transports this build has, and which a job uses\n"
       "  -v                        print the job layout before starting\n"
+      "  --version                 Gannet's version, the UPC++ API it provides, its transports\n"
       "  -h, --help                this message\n"
       "\n"
       "Exit status: 0 if every rank finished; otherwise the first failing rank's status\n"
@@ -190,9 +192,14 @@ void print_info() {
     // Open MPI starts no more ranks than cores unless told; on one machine that is a
     // gannet-run job, which always may. Settings reach ranks on other machines with -x.
     if (ranks > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))) args.push_back("--oversubscribe");
+    // Open MPI refuses root (most containers) with a page of text unless told; say so once.
+    if (::geteuid() == 0 && !(std::getenv("OMPI_ALLOW_RUN_AS_ROOT") && std::getenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"))) {
+      std::fprintf(stderr, "%s: running as root: passing --allow-run-as-root to %s\n", g_prog, mpirun.c_str());
+      args.push_back("--allow-run-as-root");
+    }
     for (const char* name :
-         {"GANNET_SHARED_HEAP_SIZE", "UPCXX_SHARED_HEAP_SIZE", "GANNET_BYPASS", "GANNET_BARRIER", "GANNET_MPI_NODE_RANKS",
-          "GANNET_COUNT_TRAFFIC"})
+         {"GANNET_SHARED_HEAP_SIZE", "UPCXX_SHARED_HEAP_SIZE", "UPCXX_SEGMENT_MB", "GANNET_BYPASS", "GANNET_BARRIER",
+          "GANNET_MPI_NODE_RANKS", "GANNET_COUNT_TRAFFIC"})
       if (std::getenv(name)) {
         args.push_back("-x");
         args.push_back(name);
@@ -289,6 +296,11 @@ options parse_args(int argc, char** argv) {
       o.show = true;
     } else if (name == "--mpi" || name == "-mpi") {
       o.mpi = true;
+    } else if (name == "--version" || name == "-version") {
+      std::printf("%s: Gannet %d.%d.%d, UPC++ %ld.%02ld.%ld API (specification 2020.10.0); transports: smp%s\n", g_prog,
+                  GANNET_VERSION_MAJOR, GANNET_VERSION_MINOR, GANNET_VERSION_PATCH, UPCXX_VERSION / 10000,
+                  UPCXX_VERSION / 100 % 100, UPCXX_VERSION % 100, built_with_mpi ? ", mpi" : "");
+      std::exit(0);
     } else if (name == "--info" || name == "-info") {
       print_info();
       std::exit(0);

@@ -189,10 +189,16 @@ run "upcxx -help" "$upcxx" -help
 grep -q -- '-codemode=' "$log" || fail "upcxx -help does not describe -codemode"
 pass "upcxx -help"
 run "upcxx --version" "$upcxx" --version
-cp -- "$log" "$work/wrapper-version"
+head -n 1 -- "$log" | grep -q '^upcxx: Gannet [0-9.]*, UPC++ [0-9.]* API' || fail "upcxx --version names no Gannet and UPC++ version"
+tail -n +2 -- "$log" >"$work/wrapper-version"
 run "$cxx --version" "$cxx" --version
-cmp -s -- "$log" "$work/wrapper-version" || fail "upcxx --version differs from $cxx --version"
-pass "upcxx --version (no input files) passes through to $cxx"
+cmp -s -- "$log" "$work/wrapper-version" || fail "upcxx --version does not go on with $cxx --version"
+pass "upcxx --version: Gannet's line, then $cxx's"
+for tool in gannet-run upcxx-run upcxx-meta; do
+  run "$tool --version" "$prefix/bin/$tool" --version
+  grep -q "Gannet [0-9.]*, UPC++ [0-9.]* API" "$log" || fail "$tool --version names no Gannet and UPC++ version"
+done
+pass "gannet-run, upcxx-run and upcxx-meta --version"
 run "upcxx -info" "$upcxx" -info
 grep -q '^UPCXX_VERSION: *[0-9]\{8\}$' "$log" || fail "upcxx -info prints no UPCXX_VERSION line"
 grep -q "^UPCXX_INSTALL: *$prefix\$" "$log" || fail "upcxx -info names another prefix than $prefix"
