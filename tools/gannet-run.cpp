@@ -2,7 +2,7 @@
 //
 //   gannet-run -n N [--shared-heap SIZE] [--] prog args...
 //
-// It creates the job's shared region (layout: src/transport/smp/job.hpp) as a POSIX
+// It creates the job's shared region (layout: src/transport/shm/job.hpp) as a POSIX
 // shared-memory object with a random name and mode 0600, unlinks the name at once, and hands
 // the open descriptor to N forked ranks. Then it supervises them:
 //   - a rank that dies by a signal, exits non-zero, or exits without finalizing fails the
@@ -34,7 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "transport/smp/job.hpp"
+#include "transport/shm/job.hpp"
 #include "upcxx/version.hpp"
 #include "util/size_parse.hpp"
 

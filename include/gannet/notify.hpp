@@ -123,8 +123,8 @@ auto put_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int 
                 bool transient_src) {
   check_notify_tag(tag, "gannet::rput_notify");
   // A notification synchronizes: gannet::overlap completes its outstanding puts first.
-  if (UPCXX_DETAIL_UNLIKELY(upcxx::detail::g_state.overlap_live.load(std::memory_order_relaxed)))
-    upcxx::detail::overlap_sync_slow();
+  if (UPCXX_DETAIL_UNLIKELY(upcxx::detail::g_state.sync_hooks_live.load(std::memory_order_relaxed)))
+    upcxx::detail::sync_hooks_slow();
   const upcxx::intrank_t target = dest.where();
   const std::size_t bytes = count * sizeof(T);
   if (dest.detail_addressable() && !dest.is_null()) {
@@ -194,8 +194,8 @@ auto rput_notify(const T* src, upcxx::global_ptr<T> dest, std::size_t count, int
 inline void notify(upcxx::intrank_t rank, int tag) {
   detail::check_notify_tag(tag, "gannet::notify");
   if (rank < 0 || rank >= upcxx::rank_n()) detail::fail_notify_rank(rank, "gannet::notify");
-  if (UPCXX_DETAIL_UNLIKELY(upcxx::detail::g_state.overlap_live.load(std::memory_order_relaxed)))
-    upcxx::detail::overlap_sync_slow();
+  if (UPCXX_DETAIL_UNLIKELY(upcxx::detail::g_state.sync_hooks_live.load(std::memory_order_relaxed)))
+    upcxx::detail::sync_hooks_slow();
   if (upcxx::detail::g_state.peers[rank].local) {
     detail::notify_local(rank, tag, nullptr, nullptr, 0);
   } else {

@@ -56,7 +56,7 @@
 namespace gannet::overlap {
 
 namespace detail {
-// The off-node side (src/runtime/overlap.cpp). Addresses are the owner's, as a global_ptr
+// The off-node side (src/ext/overlap/overlap.cpp). Addresses are the owner's, as a global_ptr
 // carries them.
 void put_remote(upcxx::intrank_t rank, std::uintptr_t owner_addr, const void* src, std::size_t bytes);
 void get_remote(void* dst, upcxx::intrank_t rank, std::uintptr_t owner_addr, std::size_t bytes);

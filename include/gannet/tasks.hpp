@@ -77,7 +77,7 @@ struct task_node {
   static void operator delete(void* p, std::size_t bytes) noexcept { node_free(p, bytes); }
 };
 
-struct pool_core;  // termination detection (src/runtime/tasks.cpp)
+struct pool_core;  // termination detection (src/ext/tasks/tasks.cpp)
 [[noreturn]] void fail_spawn_rank(upcxx::intrank_t rank, upcxx::intrank_t n);
 
 // ---- a task queued here as it was spawned (no serialization) ----

@@ -391,8 +391,8 @@ class atomic_domain final {
     check(which, p, loc);
     if (UPCXX_DETAIL_LIKELY(p.detail_addressable())) {
       // An atomic synchronizes: gannet::overlap completes its outstanding puts first.
-      if (UPCXX_DETAIL_UNLIKELY(detail::g_state.overlap_live.load(std::memory_order_relaxed)))
-        detail::overlap_sync_slow();
+      if (UPCXX_DETAIL_UNLIKELY(detail::g_state.sync_hooks_live.load(std::memory_order_relaxed)))
+        detail::sync_hooks_slow();
       cxs_t cxs(std::forward<Cx>(cx));
       T old = detail::amo_apply<T>(p.detail_local_unchecked(), code, v1, v2, order);
       if constexpr (Fetch) {

@@ -28,7 +28,7 @@
 namespace upcxx {
 
 namespace detail {
-// src/runtime/device.cpp. Ends the job: `what` (a device or allocator operation) needs GPU
+// src/rma/device.cpp. Ends the job: `what` (a device or allocator operation) needs GPU
 // support of `kind`, which this build lacks.
 [[noreturn]] void fail_no_device_support(const char* what, memory_kind kind, long long device_id,
                                          const source_loc& loc);

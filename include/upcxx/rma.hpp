@@ -56,7 +56,7 @@ inline void check_rma_args([[maybe_unused]] bool null_argument, [[maybe_unused]]
 #endif
 }
 
-// ---- the off-node path (src/runtime/rma.cpp) ----
+// ---- the off-node path (src/rma/rma.cpp) ----
 inline constexpr unsigned ev_source = 1, ev_operation = 2;
 
 struct rma_op : pooled {

@@ -1,5 +1,5 @@
-// Internal: the non-template side of remote procedure calls (src/runtime/rpc.cpp,
-// src/runtime/fn_table.cpp), declared for the templates in rpc.hpp and dist_object.hpp.
+// Internal: the non-template side of remote procedure calls (src/rpc/rpc.cpp,
+// src/core/fn_table.cpp), declared for the templates in rpc.hpp and dist_object.hpp.
 // Not API.
 //
 // Wire format. Calls and replies travel as records, packed back to back into batches (one

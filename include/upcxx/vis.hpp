@@ -58,7 +58,7 @@ template <typename T>
 using vis_decay_t = std::remove_cv_t<std::remove_reference_t<T>>;
 
 // One side of a transfer as a sequence of byte runs. Type-erased so that the data movement
-// is non-template code (src/runtime/vis.cpp): next() yields the next run's address and
+// is non-template code (src/rma/vis.cpp): next() yields the next run's address and
 // length and returns false at the end. On the remote side the address is the owner's
 // (global_ptr::raw_); the runtime adds the per-rank delta where the memory is addressable.
 struct vis_runs {

@@ -27,8 +27,8 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/rpc_internal.hpp"
-#include "runtime/runtime.hpp"
+#include "rpc/rpc_internal.hpp"
+#include "core/runtime.hpp"
 #include "transport/transport.hpp"
 #include "upcxx/collectives.hpp"
 #include "upcxx/team.hpp"
@@ -532,8 +532,8 @@ void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* clie
   // are complete before any collective takes effect (gannet::overlap).
   if (kind == coll_kind::barrier) {
     gannet::runtime::deliver_before_barrier();
-  } else if (gannet::runtime::overlap_live()) {
-    gannet::runtime::overlap_sync_point();
+  } else if (gannet::runtime::sync_hooks_live()) {
+    gannet::runtime::run_sync_point_hooks();
   }
   gannet::runtime::runtime_lock lock;
   const auto seq = static_cast<std::uint32_t>(team_next_collective(t));

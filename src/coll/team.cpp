@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/runtime.hpp"
+#include "core/runtime.hpp"
 #include "transport/transport.hpp"
 #include "upcxx/atomic.hpp"
 #include "upcxx/collectives.hpp"

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "transport/mpi/mpi.hpp"
-#include "transport/smp/barrier.hpp"
+#include "transport/shm/barrier.hpp"
 #include "transport/smp/smp.hpp"
 #include "util/log.hpp"
 

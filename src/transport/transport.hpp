@@ -1,5 +1,5 @@
-// The transport contract: the one interface between the runtime (src/runtime) and the
-// engines that move bytes (loopback, smp, and later mpi). GASNet-EX in spirit, small on
+// The transport contract: the one interface between the runtime (src/core and the rooms
+// above it) and the engines that move bytes (loopback, smp, mpi). GASNet-EX in spirit, small on
 // purpose. The runtime never names a concrete transport; it holds a `transport&` chosen at
 // run time by make_transport() (transport.cpp), so one binary runs under gannet-run (smp),
 // alone (loopback) and, later, under mpirun.

@@ -15,7 +15,7 @@
 #include <upcxx/upcxx.hpp>
 
 #include "check.hpp"
-#include "runtime/runtime.hpp"
+#include "core/runtime.hpp"
 #include "transport/transport.hpp"
 
 namespace {

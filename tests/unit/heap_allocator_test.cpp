@@ -1,9 +1,9 @@
-// Unit tests for the shared-heap allocator (src/runtime/heap_allocator.*).
+// Unit tests for the shared-heap allocator (src/core/heap_allocator.*).
 //
 // Every block a test allocates is filled with a pattern unique to that block and verified
 // before it is freed, so an allocator that hands out overlapping blocks or writes its own
 // metadata into a live payload fails here rather than in a distant upcxx test.
-#include "runtime/heap_allocator.hpp"
+#include "core/heap_allocator.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

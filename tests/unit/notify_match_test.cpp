@@ -1,7 +1,7 @@
-// Unit tests for the matching of notifications to requests (src/runtime/notify_match.hpp,
+// Unit tests for the matching of notifications to requests (src/ext/notify/notify_match.hpp,
 // issue 12): wildcards, counting, arrival order, the unexpected queue, persistent restart,
 // and a random stress in which every notification must be matched exactly once.
-#include "runtime/notify_match.hpp"
+#include "ext/notify/notify_match.hpp"
 
 #include <gtest/gtest.h>
 

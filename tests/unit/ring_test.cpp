@@ -1,4 +1,4 @@
-// The smp active-message ring (src/transport/smp/ring.hpp) in one process: producers on
+// The smp active-message ring (src/transport/shm/ring.hpp) in one process: producers on
 // several threads, one consumer, messages of many sizes (forcing wrap-around padding and
 // full-ring back-pressure). Every message must arrive once, intact, in per-producer order.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "transport/smp/ring.hpp"
+#include "transport/shm/ring.hpp"
 
 namespace smp = gannet::smp;
 

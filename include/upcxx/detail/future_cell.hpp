@@ -69,7 +69,7 @@ struct cell_base : pooled {
     deps -= n;
     if (deps == 0 && waiters) fire_all();
   }
-  void fire_all();  // out of line: src/runtime/future.cpp
+  void fire_all();  // out of line: src/core/progress.cpp
 };
 
 // The tag behind a default-constructed future, which never becomes ready. Never

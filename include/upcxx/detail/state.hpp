@@ -1,5 +1,5 @@
 // The few runtime facts that inline API code reads directly, so that rank_me(), is_local()
-// and local() cost a load and an add. Written by init (src/runtime/runtime.cpp) only;
+// and local() cost a load and an add. Written by init (src/core/runtime.cpp) only;
 // read-only while the library is initialized, so no synchronisation is needed.
 #pragma once
 
@@ -29,13 +29,13 @@ struct runtime_state {
   int init_count = 0;  // nesting of init()/finalize(), spec §2.3
   const peer_view* peers = nullptr;
   // gannet::overlap has outstanding puts, queued aggregation or a phase with prefetches: the
-  // operations that synchronize tell it first (src/runtime/overlap.cpp). Written by the
+  // operations that synchronize tell it first (src/ext/overlap/overlap.cpp). Written by the
   // thread that uses the layer; relaxed loads cost what a plain load does.
-  std::atomic<bool> overlap_live{false};
+  std::atomic<bool> sync_hooks_live{false};
 };
 
 // A synchronization point for gannet::overlap (atomics on this machine call it inline).
-void overlap_sync_slow();
+void sync_hooks_slow();
 
 extern runtime_state g_state;
 

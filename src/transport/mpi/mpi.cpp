@@ -10,8 +10,8 @@
 // completion of puts, all inside poll().
 //
 // Ranks of one machine (with the bypass) also share a small control region laid out like an
-// smp job's (smp/job.hpp, without segments): active messages between them travel through
-// its rings and their barrier is the smp one (smp/barrier.hpp), so a job on one machine makes
+// smp job's (shm/job.hpp, without segments): active messages between them travel through
+// its rings and their barrier is the smp one (shm/barrier.hpp), so a job on one machine makes
 // no MPI call after start-up, and a job on many machines waits for MPI only between the
 // machines' leaders (hierarchical barrier).
 //
@@ -59,10 +59,10 @@
 #include <vector>
 
 #include "transport/outbox.hpp"
-#include "transport/smp/barrier.hpp"
-#include "transport/smp/job.hpp"
-#include "transport/smp/ring.hpp"
-#include "transport/smp/ring_dispatch.hpp"
+#include "transport/shm/barrier.hpp"
+#include "transport/shm/job.hpp"
+#include "transport/shm/ring.hpp"
+#include "transport/shm/ring_dispatch.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
 #include "util/traffic.hpp"

@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "transport/outbox.hpp"
-#include "transport/smp/barrier.hpp"
-#include "transport/smp/job.hpp"
-#include "transport/smp/ring.hpp"
-#include "transport/smp/ring_dispatch.hpp"
+#include "transport/shm/barrier.hpp"
+#include "transport/shm/job.hpp"
+#include "transport/shm/ring.hpp"
+#include "transport/shm/ring_dispatch.hpp"
 #include "transport/smp/smp.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"

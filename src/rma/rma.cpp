@@ -3,7 +3,7 @@
 #include <new>
 #include <string>
 
-#include "runtime/runtime.hpp"
+#include "core/runtime.hpp"
 #include "transport/transport.hpp"
 #include "upcxx/rma.hpp"
 
@@ -36,7 +36,7 @@ static_assert(alignof(rma_sink) <= alignof(rma_op));
 void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std::size_t n, rma_op* op,
                     bool transient_src) {
   const auto addr = reinterpret_cast<std::uintptr_t>(owner_addr);
-  if (gannet::runtime::overlap_live()) gannet::runtime::overlap_before_rma(rank, addr, addr + n, true);
+  if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_before_rma_hooks(rank, addr, addr + n, true);
   gannet::runtime::runtime_lock lock;
   auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
   auto r = gannet::runtime::the_transport().put(rank, reinterpret_cast<std::uintptr_t>(owner_addr), src, n, sink,
@@ -46,7 +46,7 @@ void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std
 
 void rma_get_remote(intrank_t rank, const void* owner_addr, void* dst, std::size_t n, rma_op* op) {
   const auto addr = reinterpret_cast<std::uintptr_t>(owner_addr);
-  if (gannet::runtime::overlap_live()) gannet::runtime::overlap_before_rma(rank, addr, addr + n, false);
+  if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_before_rma_hooks(rank, addr, addr + n, false);
   gannet::runtime::runtime_lock lock;
   auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
   auto r = gannet::runtime::the_transport().get(rank, reinterpret_cast<std::uintptr_t>(owner_addr), dst, n, sink,

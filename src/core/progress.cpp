@@ -6,9 +6,9 @@
 #include <exception>
 #include <vector>
 
-#include "runtime/block_cache.hpp"
-#include "runtime/rpc_internal.hpp"
-#include "runtime/runtime.hpp"
+#include "core/block_cache.hpp"
+#include "rpc/rpc_internal.hpp"
+#include "core/runtime.hpp"
 #include "transport/transport.hpp"
 #include "upcxx/completion.hpp"
 #include "upcxx/persona.hpp"
@@ -65,7 +65,7 @@ bool progress_once(progress_level level, bool waiting = false) {
   bool outer = !t.in_user_progress;
   // Callbacks that this progress runs may synchronize with other ranks: memputs complete
   // first (gannet::overlap), while waiting for them is still allowed.
-  if (user && outer && gannet::runtime::overlap_puts_pending()) gannet::runtime::overlap_before_user_progress();
+  if (user && outer && gannet::runtime::user_progress_hooks_live()) gannet::runtime::run_before_user_progress_hooks();
   if (user) t.in_user_progress = true;
   if (detail::g_state.init_count > 0) {
     // RPCs run only in user-level progress of the master persona (spec §9.1, §10.5);
@@ -80,7 +80,7 @@ bool progress_once(progress_level level, bool waiting = false) {
     auto& tp = gannet::runtime::the_transport();
     did = (waiting ? tp.poll_waiting() : tp.poll()) || did;
     did = gannet::runtime::world_barrier_poll() || did;  // collectives riding the world barrier
-    did = gannet::runtime::notify_poll() || did;          // notified access on this machine
+    did = gannet::runtime::run_poll_hooks() || did;      // extensions (notified access on this machine)
     // A barrier completed: the calls that reached us before it run before its completion
     // is seen by any callback below (runtime.hpp, barriers deliver).
     if (rpcs_here) did = gannet::runtime::rpc_drain_after_barrier() || did;
@@ -91,7 +91,7 @@ bool progress_once(progress_level level, bool waiting = false) {
   // Top of the stack first; a persona pushed twice is served once (the upper copy).
   try {
     // Requests of notified access completed meanwhile (their futures belong to the master).
-    if (detail::g_state.init_count > 0 && g_master.active_with_caller()) did = gannet::runtime::notify_finish() || did;
+    if (detail::g_state.init_count > 0 && g_master.active_with_caller()) did = gannet::runtime::run_finish_hooks() || did;
     for (std::size_t i = t.stack.size(); i-- > 0;) {
       persona* p = t.stack[i];
       bool seen_above = false;

@@ -49,7 +49,7 @@
 // merged into a free predecessor, so its now stale header still reads "free" and a second
 // free of the same pointer is reported as a double free rather than corrupting the lists.
 // The check is cheap (a few loads and a multiply), so it is always on.
-#include "runtime/heap_allocator.hpp"
+#include "core/heap_allocator.hpp"
 
 #include <bit>
 #include <cstdio>

@@ -19,7 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "transport/smp/job.hpp"
+#include "transport/shm/job.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
 #include "util/traffic.hpp"

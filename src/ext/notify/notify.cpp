@@ -17,9 +17,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/notify_match.hpp"
-#include "runtime/notify_ring.hpp"
-#include "runtime/runtime.hpp"
+#include "ext/notify/notify_match.hpp"
+#include "ext/notify/notify_ring.hpp"
+#include "core/runtime.hpp"
+#include "transport/transport.hpp"
 #include "util/log.hpp"
 
 namespace gannet {
@@ -294,6 +295,24 @@ bool notify_poll() {
 bool notify_finish() {
   return match_then_fulfill([] {});
 }
+
+// The area the core leaves at notify_ring_offset of every segment's runtime reserve.
+static_assert(notify_ring_offset + sizeof(notify_area) <= transport::runtime_reserve_bytes,
+              "the notification area overflows the segment's runtime reserve");
+
+namespace {
+// Linked in only with a program that uses notified access: its ring is set up at init, and
+// every progress pass takes what has arrived (src/core/hooks.hpp).
+const bool registered = [] {
+  extension_hooks h;
+  h.name = "gannet::notify";
+  h.attach = notify_attach;
+  h.poll = notify_poll;
+  h.finish = notify_finish;
+  register_extension(h);
+  return true;
+}();
+}  // namespace
 
 }  // namespace runtime
 

@@ -21,9 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/notify_ring.hpp"
-#include "runtime/rpc_internal.hpp"
-#include "runtime/runtime.hpp"
+#include "rpc/rpc_internal.hpp"
+#include "core/runtime.hpp"
 #include "transport/transport.hpp"
 #include "gannet/exchange.hpp"
 #include "upcxx/allocate.hpp"
@@ -47,7 +46,6 @@ void coll_attach();  // src/coll/coll.cpp
 }
 namespace gannet::runtime {
 void atomics_attach();  // atomics.cpp
-void notify_attach();   // notify.cpp
 }
 
 namespace gannet::runtime {
@@ -58,7 +56,7 @@ constexpr std::size_t default_heap_bytes = 128ull << 20;
 // allocator manages the rest.
 constexpr std::size_t scratch_bytes = transport::runtime_reserve_bytes;
 static_assert(gannet::all_gather_max_bytes + coll_scratch_bytes <= notify_ring_offset);
-static_assert(notify_ring_offset + sizeof(notify_area) <= scratch_bytes);
+// (notify.cpp checks that its area fits between notify_ring_offset and the reserve's end.)
 
 struct runtime {
   // The transport outlives finalize so that a later init() reuses the same job (spec §2.1
@@ -400,7 +398,7 @@ void detail::init_library(bool par, bool debug) {
   detail::g_state.rank_n = n;
   detail::g_state.peers = r.peers.data();
 
-  gannet::runtime::notify_attach();  // before the barrier: peers notify us after it
+  gannet::runtime::run_attach_hooks();  // before the barrier: peers address us after it
   runtime_push_master_persona();
   // After the transport's own exit handler (the MPI transport's): handlers run last first.
   static bool exit_hook = false;
@@ -417,7 +415,7 @@ void finalize() {
     --detail::g_state.init_count;
     return;
   }
-  gannet::runtime::overlap_detach();   // nothing of gannet::overlap's in flight past here
+  gannet::runtime::run_detach_hooks();  // nothing of the extensions' in flight past here
   detail::barrier_unchecked(world());  // spec §2.3 ¶11
   r.tp->detach();
   r.heap.reset();
@@ -459,7 +457,7 @@ __attribute__((noinline)) void barrier(const team& t) {
     detail::check_master_persona("upcxx::barrier()");
   }
   detail::team_barrier(t);
-  gannet::runtime::overlap_barrier_done(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+  gannet::runtime::run_barrier_done_hooks(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
 bool detail::debug_checks_enabled() { return g_debug_checks; }

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/rpc_internal.hpp"
-#include "runtime/runtime.hpp"
+#include "rpc/rpc_internal.hpp"
+#include "core/runtime.hpp"
 #include "upcxx/vis.hpp"
 #include "util/log.hpp"
 
@@ -69,7 +69,7 @@ std::size_t collect(vis_runs& r, std::intptr_t delta, std::vector<wire_run>& out
 }
 
 // gannet::overlap: the outstanding memputs these remote runs overlap complete first, and a put
-// makes the prefetches it overlaps stale (runtime.hpp, overlap_before_rma).
+// makes the prefetches it overlaps stale (hooks.hpp, before_rma).
 void before_overlap(intrank_t rank, const std::vector<wire_run>& runs, bool put) {
   if (runs.empty()) return;
   std::uintptr_t lo = UINTPTR_MAX, hi = 0;
@@ -77,7 +77,7 @@ void before_overlap(intrank_t rank, const std::vector<wire_run>& runs, bool put)
     lo = std::min<std::uintptr_t>(lo, w.addr);
     hi = std::max<std::uintptr_t>(hi, w.addr + w.bytes);
   }
-  rt::overlap_before_rma(rank, lo, hi, put);
+  rt::run_before_rma_hooks(rank, lo, hi, put);
 }
 
 [[noreturn]] void fail_lengths(const char* what, std::size_t src, std::size_t dst, const source_loc& loc) {
@@ -297,7 +297,7 @@ void vis_put_remote(intrank_t rank, vis_runs& src, vis_runs& dst, rma_op* op, vo
                     const char* what, const source_loc& loc) {
   std::vector<wire_run> runs;
   const std::size_t total = collect(dst, 0, runs);
-  if (rt::overlap_live()) before_overlap(rank, runs, true);
+  if (rt::sync_hooks_live()) before_overlap(rank, runs, true);
   const std::size_t runs_bytes = runs.size() * sizeof(wire_run);
   std::unique_ptr<std::byte[]> body(new std::byte[runs_bytes + total + 1]);
   if (runs_bytes) std::memcpy(body.get(), runs.data(), runs_bytes);
@@ -328,7 +328,7 @@ void vis_get_remote(intrank_t rank, vis_runs& src, vis_runs& dst, rma_op* op, co
   std::vector<wire_run> runs;
   const std::size_t src_total = collect(src, 0, runs);
   if (src_total != dst_total) fail_lengths(what, src_total, dst_total, loc);
-  if (rt::overlap_live()) before_overlap(rank, runs, false);
+  if (rt::sync_hooks_live()) before_overlap(rank, runs, false);
   rt::runtime_lock lock;
   vis_head h{reinterpret_cast<std::uint64_t>(st.get()), runs.size(), src_total, kind_get, 0};
   rt::internal_send(rank, rt::internal_id::vis, &h, sizeof h, runs.data(), runs.size() * sizeof(wire_run));

@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "gannet/tasks.hpp"
-#include "runtime/block_cache.hpp"
-#include "runtime/rpc_internal.hpp"
-#include "runtime/runtime.hpp"
+#include "core/block_cache.hpp"
+#include "rpc/rpc_internal.hpp"
+#include "core/runtime.hpp"
 #include "util/log.hpp"
 
 namespace gannet::detail {

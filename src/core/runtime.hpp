@@ -1,4 +1,6 @@
-// Internal runtime services shared by the files of src/runtime (not API).
+// The core's services for the rooms above it (src/rpc, src/rma, src/coll, src/ext): the
+// transport in use, the heap, barriers and delivery, progress passes, the runtime lock. Not
+// API. Includes only the transport contract, util and public headers (scripts/check-layering.sh).
 #pragma once
 
 #include <sched.h>
@@ -7,7 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/heap_allocator.hpp"
+#include "core/heap_allocator.hpp"
+#include "core/hooks.hpp"
 #include "upcxx/init.hpp"
 
 namespace gannet::transport {
@@ -34,33 +37,7 @@ void deliver_before_barrier();
 void barrier_completed(bool through_queue = false);
 bool rpc_drain_after_barrier();
 
-// Automatic overlap (overlap.cpp, include/gannet/overlap.hpp). overlap_live() is true while
-// the layer has outstanding puts, queued aggregation or a phase with prefetches; the hooks
-// are called only then (overlap_barrier_done always: it begins the next phase).
-//   overlap_sync_point(): an operation that synchronizes is about to take effect (barrier
-//     arrival, collective or atomic initiation, RPC initiation, notified put): outstanding
-//     puts complete (not from inside a callback, where none can be outstanding) and the
-//     phase ends.
-//   overlap_before_user_progress(): user-level progress is starting with memputs pending
-//     (overlap_puts_pending()): they complete, so the callbacks it runs find none.
-//   overlap_barrier_done(call_site): a blocking barrier returned: the phase it begins, known
-//     by the barrier's call site, starts its prefetches.
-//   overlap_incoming(): an RPC or reply runs here: the phase's prefetches become stale.
-//   overlap_before_rma(): a upcxx::rput/rget (or non-contiguous one) through the transport
-//     touches [lo, hi) of rank: overlapping outstanding puts complete first, and a put makes
-//     overlapping prefetches stale.
-//   overlap_detach(): at finalize, before its barrier: everything completes and is freed.
-inline bool overlap_live() { return upcxx::detail::g_state.overlap_live.load(std::memory_order_relaxed); }
-// Outstanding memputs or queued aggregation (what overlap_before_user_progress completes):
-// a phase with prefetches alone does not make progress call in.
-extern std::atomic<bool> g_overlap_puts;
-inline bool overlap_puts_pending() { return g_overlap_puts.load(std::memory_order_relaxed); }
-void overlap_sync_point();
-void overlap_before_user_progress();
-void overlap_barrier_done(std::uintptr_t call_site);
-void overlap_incoming();
-void overlap_before_rma(int rank, std::uintptr_t lo, std::uintptr_t hi, bool put);
-void overlap_detach();
+// Extensions (src/ext/*) hear of synchronization points and progress through hooks.hpp.
 
 // The transport's barrier over world, in collective order (runtime.cpp). A user queues with
 // an optional arrive(ctx), run just before this rank arrives (it may publish data that the
@@ -86,14 +63,6 @@ std::byte* coll_scratch(int rank);
 inline constexpr std::size_t notify_ring_offset = 4096;
 std::byte* notify_ring_area(int rank);
 
-// Notified access (notify.cpp). notify_poll(), from every progress with the runtime lock
-// held: takes the notifications waiting in this rank's ring, and completes the on-machine
-// notified puts whose targets have taken theirs. notify_finish(), from user-level progress
-// of the master persona without the lock: fulfils the futures of requests that completed.
-// notify_quick(): only the ring, for loops that wait for a notification (any lock state).
-bool notify_poll();
-bool notify_quick();
-bool notify_finish();
 
 // Makes progress (user-level unless told otherwise) until done(arg) is true; exits the process
 // quietly when the launcher is tearing the job down (it has already reported the cause).

@@ -36,8 +36,8 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/runtime.hpp"
-#include "runtime/rpc_internal.hpp"
+#include "core/runtime.hpp"
+#include "rpc/rpc_internal.hpp"
 #include "transport/transport.hpp"
 #include "upcxx/allocate.hpp"
 #include "upcxx/detail/backend_gasnet.hpp"
@@ -137,7 +137,7 @@ std::atomic<bool> g_sent_to_self{false};
 std::vector<std::byte> copy_of(const std::byte* p, std::size_t n) { return std::vector<std::byte>(p, p + n); }
 
 void run_reply(const std::byte* record, std::size_t bytes) {
-  if (overlap_live()) overlap_incoming();  // the reply may announce data newer than our prefetches
+  if (sync_hooks_live()) run_incoming_hooks();  // the reply may announce data newer than our prefetches
   const auto* w = reinterpret_cast<const rpc_wire*>(record);
   auto* r = reinterpret_cast<upcxx::detail::reply_base*>(w->word);
   r->deliver(r, record + sizeof(*w), bytes - sizeof(*w));
@@ -165,7 +165,7 @@ void run_call(const std::byte* record, std::size_t bytes, upcxx::intrank_t sourc
   // The body is user code: it runs without the runtime lock (threadmode par), and what it
   // calls takes the lock itself. The message stays where it is: the ring is not consumed
   // meanwhile (other threads' polls return at once while a handler runs).
-  if (overlap_live()) overlap_incoming();  // the call may announce data newer than our prefetches
+  if (sync_hooks_live()) run_incoming_hooks();  // the call may announce data newer than our prefetches
   runtime_unlock user_code;
   exec(upcxx::detail::rpc_incoming{record, bytes, source});
 }
@@ -676,7 +676,7 @@ std::atomic<bool> g_drain_queue{false};  // and the transport's queue must be dr
 }
 
 void deliver_before_barrier() {
-  if (overlap_live()) overlap_sync_point();  // memputs are complete before we arrive
+  if (sync_hooks_live()) run_sync_point_hooks();  // memputs are complete before we arrive
   runtime_lock lock;
   if (g_batched.load(std::memory_order_relaxed)) flush_all();
   auto& tp = the_transport();
@@ -762,12 +762,12 @@ bool rpc_flush() {
 namespace upcxx::detail {
 
 void rpc_send(intrank_t target, std::byte* record, std::size_t bytes) {
-  if (gannet::runtime::overlap_live()) gannet::runtime::overlap_sync_point();  // an RPC synchronizes
+  if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_sync_point_hooks();  // an RPC synchronizes
   gannet::runtime::send(target, record, bytes);
 }
 
 bool rpc_try_send(intrank_t target, std::byte* record, std::size_t bytes) {
-  if (gannet::runtime::overlap_live()) gannet::runtime::overlap_sync_point();
+  if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_sync_point_hooks();
   return gannet::runtime::try_send(target, record, bytes);
 }
 

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "runtime/rpc_internal.hpp"
-#include "runtime/runtime.hpp"
+#include "rpc/rpc_internal.hpp"
+#include "core/runtime.hpp"
 #include "upcxx/atomic.hpp"
 #include "util/log.hpp"
 
@@ -73,7 +73,7 @@ void on_reply(int, const std::byte* payload, std::size_t) {
 
 void amo_remote(intrank_t rank, const void* owner_addr, amo_code code, amo_type type, const void* v1, const void* v2,
                 std::size_t size, std::memory_order order, void* result, rma_op* op) {
-  if (rt::overlap_live()) rt::overlap_sync_point();  // an atomic synchronizes (gannet::overlap)
+  if (rt::sync_hooks_live()) rt::run_sync_point_hooks();  // an atomic synchronizes (gannet::overlap)
   amo_request rq{};
   rq.addr = reinterpret_cast<std::uint64_t>(owner_addr);
   std::memcpy(&rq.v1, v1, size);

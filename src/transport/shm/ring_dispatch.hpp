@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <span>
 
-#include "transport/smp/ring.hpp"
+#include "transport/shm/ring.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
 

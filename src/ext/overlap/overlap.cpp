@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "gannet/overlap.hpp"
-#include "runtime/runtime.hpp"
+#include "core/runtime.hpp"
 #include "transport/transport.hpp"
 #include "upcxx/detail/state.hpp"
 #include "upcxx/persona.hpp"
@@ -236,8 +236,8 @@ void configure() {
 
 void set_live() {
   const bool puts = g.outstanding > 0 || !g.agg_targets.empty();
-  rt::g_overlap_puts.store(puts, std::memory_order_relaxed);
-  upcxx::detail::g_state.overlap_live.store(puts || g.cur != nullptr, std::memory_order_relaxed);
+  rt::g_user_progress_hooks.store(puts, std::memory_order_relaxed);
+  rt::set_sync_hooks_live(puts || g.cur != nullptr);
 }
 
 // Blocking calls are errors where wait() is (spec §10.2): inside callbacks progress runs.
@@ -795,16 +795,13 @@ statistics stats() {
 
 }  // namespace gannet::overlap
 
-// ---- hooks from the rest of the runtime (runtime.hpp) ----
+// ---- what the core tells the layer (src/core/hooks.hpp) ----
 
-namespace gannet::runtime {
+namespace gannet::overlap {
+namespace {
 
-using namespace gannet::overlap;
-
-std::atomic<bool> g_overlap_puts{false};
-
-void overlap_sync_point() {
-  runtime_lock lock;
+void on_sync_point() {
+  rt::runtime_lock lock;
   if (g.busy) return;  // the layer's own waiting: the operation came before the outstanding ones
   if (!upcxx::in_progress()) {
     flush_aggregation();
@@ -814,20 +811,20 @@ void overlap_sync_point() {
   set_live();
 }
 
-void overlap_before_user_progress() {
-  runtime_lock lock;
+void on_before_user_progress() {
+  rt::runtime_lock lock;
   if (g.busy) return;
   flush_aggregation();
   complete_all_puts();
   set_live();
 }
 
-void overlap_barrier_done(std::uintptr_t call_site) {
-  runtime_lock lock;
+void on_barrier_done(std::uintptr_t call_site) {
+  rt::runtime_lock lock;
   if (g.used && g.enabled && !g.busy) begin_phase(call_site);
 }
 
-void overlap_incoming() {
+void on_incoming() {
   if (!g.cur || g.cut) return;
   g.cut = true;
   for (auto& pt : g.cur->targets)
@@ -838,8 +835,8 @@ void overlap_incoming() {
       }
 }
 
-void overlap_before_rma(int rank, std::uintptr_t lo, std::uintptr_t hi, bool put) {
-  runtime_lock lock;
+void on_before_rma(int rank, std::uintptr_t lo, std::uintptr_t hi, bool put) {
+  rt::runtime_lock lock;
   if (g.busy) return;
   auto it = g.targets.find(rank);
   if (put) stale_prefetches(rank, lo, hi);
@@ -849,8 +846,8 @@ void overlap_before_rma(int rank, std::uintptr_t lo, std::uintptr_t hi, bool put
   set_live();
 }
 
-void overlap_detach() {
-  runtime_lock lock;
+void on_detach() {
+  rt::runtime_lock lock;
   if (!g.configured) return;
   g.agg_depth = 0;
   flush_aggregation();
@@ -870,6 +867,20 @@ void overlap_detach() {
   set_live();
 }
 
-}  // namespace gannet::runtime
+// Linked in only with a program that uses the layer, which then hears of every barrier (a
+// phase begins there) and, while it has work outstanding, of the other points.
+const bool registered = [] {
+  rt::extension_hooks h;
+  h.name = "gannet::overlap";
+  h.detach = on_detach;
+  h.barrier_done = on_barrier_done;
+  h.sync_point = on_sync_point;
+  h.incoming = on_incoming;
+  h.before_rma = on_before_rma;
+  h.before_user_progress = on_before_user_progress;
+  rt::register_extension(h);
+  return true;
+}();
 
-void upcxx::detail::overlap_sync_slow() { gannet::runtime::overlap_sync_point(); }
+}  // namespace
+}  // namespace gannet::overlap

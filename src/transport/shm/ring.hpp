@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "transport/smp/job.hpp"
+#include "transport/shm/job.hpp"
 
 namespace gannet::smp {
 
