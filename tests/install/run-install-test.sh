@@ -168,6 +168,9 @@ probe "$opt" env UPCXX_THREADMODE=par "$upcxx" -threadmode=seq
 probe "codemode=opt threadmode=par optimized=yes asserts=0 backend=gasnet_par" "$upcxx" -DUPCXX_THREADMODE=1
 probe "$opt" "$upcxx" -network=smp
 probe "$opt" "$upcxx" -network=mpi
+# GASNet's conduits, which UPC++ build scripts name: built as any other, with a note.
+probe "$opt" "$upcxx" -network=udp
+probe "$opt" env UPCXX_NETWORK=ibv "$upcxx"
 
 # What the wrapper adds, read from -show: debug info in debug mode, -std=c++17 only when the
 # user picks no standard, and -Wc, passes an argument the wrapper would otherwise take.
@@ -180,8 +183,8 @@ run "upcxx -show -Wc,-help" "$upcxx" -show -Wc,-help x.cpp
 grep -q -- ' -help ' "$log" || fail "-Wc,-help did not reach the compiler: $(cat -- "$log")"
 pass "upcxx -show: debug adds -g; -std=c++17 unless the user chose a standard; -Wc,<arg> reaches the compiler"
 
-run_fails "upcxx -network=udp" "not supported" "$upcxx" -network=udp "$here/hello.cpp" -o bad
-run_fails "UPCXX_NETWORK=ibv upcxx" "not supported" env UPCXX_NETWORK=ibv "$upcxx" "$here/hello.cpp" -o bad
+run_fails "upcxx -network=pigeon" "not a UPC++ network" "$upcxx" -network=pigeon "$here/hello.cpp" -o bad
+run_fails "UPCXX_NETWORK=pigeon upcxx" "not a UPC++ network" env UPCXX_NETWORK=pigeon "$upcxx" "$here/hello.cpp" -o bad
 run_fails "upcxx -codemode=fast" "unknown codemode" "$upcxx" -codemode=fast "$here/hello.cpp" -o bad
 run_fails "upcxx -threadmode=many" "unknown threadmode" "$upcxx" -threadmode=many "$here/hello.cpp" -o bad
 
