@@ -90,4 +90,57 @@ class gpu_device {
   memory_kind kind_;
 };
 
+namespace detail {
+
+// The names a device kind's messages use.
+constexpr const char* device_open_what(memory_kind kind) {
+  return kind == memory_kind::hip_device  ? "upcxx::hip_device(device_id)"
+         : kind == memory_kind::ze_device ? "upcxx::ze_device(device_id)"
+                                          : "upcxx::cuda_device(device_id)";
+}
+constexpr const char* device_uuid_what(memory_kind kind) {
+  return kind == memory_kind::hip_device  ? "upcxx::hip_device::uuid"
+         : kind == memory_kind::ze_device ? "upcxx::ze_device::uuid"
+                                          : "upcxx::cuda_device::uuid";
+}
+
+// Everything of cuda_device, hip_device and ze_device but their names: in this build they
+// differ in their memory kind only (cuda.hpp, hip.hpp, ze.hpp derive from it).
+template <memory_kind K>
+class gpu_device_of : public gpu_device {
+ public:
+  static constexpr memory_kind kind = K;
+
+  // Inactive; touches no runtime state, so it may be built before init().
+  gpu_device_of() noexcept : gpu_device(K) {}
+  // Collective over world() (spec §16.2.1 ¶18). invalid_device_id: an inactive device;
+  // any other ID: fatal here (no support for the kind).
+  gpu_device_of(id_type device_id, source_loc loc = source_loc::current()) : gpu_device(K) {
+    check_open(device_open_what(K), K, device_id, loc);
+  }
+
+  // How many devices of this kind this process can open (UPC++ 2022.3): none here.
+  static id_type device_n() noexcept { return 0; }
+
+  template <typename T>
+  static constexpr std::size_t default_alignment() noexcept {
+    return default_alignment_for(alignof(T), normal_alignment);
+  }
+  static constexpr std::size_t min_alignment = 16;
+
+  // A description of the kind's configuration (UPC++ 2023.3): that there is none here.
+  static std::string kind_info() { return device_kind_info(K); }
+  // The hardware UUID of a device (UPC++ 2023.9): no device ID is valid here.
+  static std::string uuid(id_type device_id, source_loc loc = source_loc::current()) {
+    fail_no_device_support(device_uuid_what(K), K, device_id, loc);
+  }
+
+  void destroy(entry_barrier lev = entry_barrier::user) override { gpu_device::destroy(lev); }
+
+ private:
+  static constexpr std::size_t normal_alignment = 256;
+};
+
+}  // namespace detail
+
 }  // namespace upcxx
