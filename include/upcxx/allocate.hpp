@@ -63,10 +63,13 @@ T* own_address(const global_ptr<T>& g) {
 // finalize(), and RAII owners local to main() are destroyed after it (docs/compatibility.md).
 // True when the caller is to return without touching the pointer; debug codemode warns
 // once per process, naming the first such call site.
-[[nodiscard]] bool freed_while_uninitialized(const char* what, const detail::source_loc& loc, bool warn);
-inline bool freed_late(const char* what, const detail::source_loc& loc) {
+void note_freed_late(const char* what, const detail::source_loc& loc);
+inline bool freed_late([[maybe_unused]] const char* what, [[maybe_unused]] const detail::source_loc& loc) {
   if (UPCXX_DETAIL_LIKELY(g_state.init_count > 0)) return false;
-  return freed_while_uninitialized(what, loc, UPCXX_ASSERT_ENABLED);
+#if UPCXX_ASSERT_ENABLED
+  note_freed_late(what, loc);
+#endif
+  return true;
 }
 
 // Debug codemode: only the rank that allocated shared memory may free it.

@@ -408,22 +408,22 @@ struct rpc_exec {
 template <typename Cxs, typename Vals, typename Wire>
 struct rpc_reply_state;
 
+template <typename Cx>
+inline constexpr bool only_buffering = false;
+template <bool... B>
+inline constexpr bool only_buffering<completions<buffered_cx<B>...>> = true;
+
 // Whether a completion object is made of LPCs (as_lpc, any event) and source buffering
 // only: an LPC is enqueued to its persona from any thread, moving its function (no copy of
 // what it captured), and nothing else in the object belongs to the initiating persona. Such
 // a reply needs no detour through the initiating persona: a thread that initiates and then
 // makes no progress still sees its as_lpc run on the thread that holds the target persona.
 // Futures and promises are the initiator's, and keep their replies on its thread.
-template <typename Item>
-inline constexpr bool lpc_or_buffering = false;
-template <cx_event E, typename Fn>
-inline constexpr bool lpc_or_buffering<lpc_cx<E, Fn>> = true;
-template <bool B>
-inline constexpr bool lpc_or_buffering<buffered_cx<B>> = true;
 template <typename Cx>
 inline constexpr bool operation_lpcs_only = false;
 template <typename... Cx>
-inline constexpr bool operation_lpcs_only<completions<Cx...>> = (lpc_or_buffering<Cx> && ...);
+inline constexpr bool operation_lpcs_only<completions<Cx...>> =
+    ((is_lpc_item<Cx>::value || only_buffering<completions<Cx>>) && ...);
 
 template <typename Cxs, typename... V, typename... W>
 struct rpc_reply_state<Cxs, std::tuple<V...>, std::tuple<W...>> final : reply_base {
@@ -457,10 +457,6 @@ template <typename Cx>
 inline constexpr bool only_source_events = false;
 template <typename... Cx>
 inline constexpr bool only_source_events<completions<Cx...>> = ((Cx::event == cx_event::source) && ...);
-template <typename Cx>
-inline constexpr bool only_buffering = false;
-template <bool... B>
-inline constexpr bool only_buffering<completions<buffered_cx<B>...>> = true;
 
 // Immediate mode (experimental::rpc_immediate, rpc_ff_immediate; UPC++ 2025.10): the call is
 // sent without waiting, or network_busy is thrown and nothing happened: no completion is

@@ -90,9 +90,8 @@ std::size_t heap_size_from_env() {
   const char* gv = std::getenv(name);
   std::string text = gv && *gv ? std::string(gv) : util::upcxx_heap_from_env(&name);
   if (!text.empty()) {
-    const char* v = text.c_str();
     std::string why;
-    auto spec = util::parse_size(v, &why);
+    auto spec = util::parse_size(text, &why);
     if (!spec) util::fatal("%s='%s' is not a valid size: %s", name, std::getenv(name), why.c_str());
     // A percentage is of the machine's memory, shared by its ranks (gannet-run resolves it
     // before starting them; under mpirun each rank divides by the launcher's local size).
@@ -621,15 +620,13 @@ void* heap_allocate(std::size_t size, std::size_t alignment) {
   return r.heap->allocate(size, alignment);
 }
 
-bool freed_while_uninitialized(const char* what, const source_loc& loc, bool warn) {
-  if (g_state.init_count > 0) return false;
+void note_freed_late(const char* what, const source_loc& loc) {
   static std::atomic<bool> warned{false};
-  if (warn && !warned.exchange(true))
+  if (!warned.exchange(true))
     gannet::util::warn("%s at %s:%u while UPC++ is not initialized (after upcxx::finalize()): nothing is freed and "
                        "no destructor runs, the shared heap went with finalize(); free shared objects before "
                        "finalize(). Reported once per process (debug codemode).",
                        what, loc.file_name(), loc.line());
-  return true;
 }
 
 void heap_deallocate(void* p) {

@@ -192,7 +192,8 @@ void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source
     // callbacks, which no other thread may touch (spec §10.5). Any other thread (a
     // dedicated progress thread, say) hands a copy to that persona as an LPC, and the
     // initiator runs it in its next user-level progress.
-    // A reply whose notifications are all LPCs runs here, whatever the thread.
+    // A reply whose completions are LPCs and source buffering only runs here, whatever the
+    // thread (reply_base::any_thread, rpc.hpp).
     const auto* reply = reinterpret_cast<upcxx::detail::reply_base*>(w->word);
     auto* owner = reply->owner;
     if (reply->any_thread || owner->active_with_caller()) [[likely]] {

@@ -41,6 +41,38 @@ struct sink {
     if (!value_ok) ++wrong_value;
     ++ran;
   }
+  // Every one of `expected` LPCs ran, on the owner's thread, with the right value.
+  void check(int expected) const {
+    SPMD_CHECK(ran.load() == expected);
+    SPMD_CHECK(wrong_thread.load() == 0);
+    SPMD_CHECK(wrong_value.load() == 0);
+  }
+};
+
+// A thread that pushes a persona of its own (the LPCs' target, owner of `s`) and makes
+// progress until it has run as many LPCs as finish() says.
+class worker {
+ public:
+  explicit worker(sink& s) : s_(s) {
+    while (s_.owner.load() == std::thread::id{}) std::this_thread::yield();
+  }
+  upcxx::persona& persona() { return *persona_; }
+  void finish(int expected) {
+    expected_ = expected;
+    thread_.join();
+  }
+
+ private:
+  sink& s_;
+  upcxx::persona* persona_ = nullptr;
+  std::atomic<int> expected_{-1};
+  std::thread thread_{[this] {  // last: starts once the members above exist
+    upcxx::persona p;
+    upcxx::persona_scope scope(p);
+    persona_ = &p;
+    s_.owner = std::this_thread::get_id();  // publishes persona_
+    while (expected_.load() < 0 || s_.ran.load() < expected_.load()) upcxx::progress();
+  }};
 };
 
 // Initiates one operation of every kind with operation completion as an LPC to `target`;
@@ -119,53 +151,25 @@ int main() {
   // A. The master thread initiates; a worker's pushed persona receives.
   {
     sink s;
-    upcxx::persona* worker_persona = nullptr;
-    std::atomic<int> expected{-1};
-    std::atomic<bool> ready{false};
-    std::thread worker([&] {
-      upcxx::persona p;
-      upcxx::persona_scope scope(p);
-      s.owner = std::this_thread::get_id();
-      worker_persona = &p;
-      ready = true;
-      while (expected.load() < 0 || s.ran.load() < expected.load()) upcxx::progress();
-    });
-    while (!ready.load()) std::this_thread::yield();
+    worker w(s);
     int total = 0;
-    for (int r = 0; r < rounds; ++r) total += initiate_all(*worker_persona, s, slots, r, true, ad);
-    expected = total;
+    for (int r = 0; r < rounds; ++r) total += initiate_all(w.persona(), s, slots, r, true, ad);
     // The master keeps making progress (its RPC replies and collectives need it) until the
     // worker has run every LPC.
     while (s.ran.load() < total) upcxx::progress();
-    worker.join();
-    SPMD_CHECK(s.ran.load() == total);
-    SPMD_CHECK(s.wrong_thread.load() == 0);
-    SPMD_CHECK(s.wrong_value.load() == 0);
+    w.finish(total);
+    s.check(total);
   }
   upcxx::barrier();
 
   // D. The initiator makes no progress: one-sided operations complete through the worker's.
   {
     sink s;
-    upcxx::persona* worker_persona = nullptr;
-    std::atomic<int> expected{-1};
-    std::atomic<bool> ready{false};
-    std::thread worker([&] {
-      upcxx::persona p;
-      upcxx::persona_scope scope(p);
-      s.owner = std::this_thread::get_id();
-      worker_persona = &p;
-      ready = true;
-      while (expected.load() < 0 || s.ran.load() < expected.load()) upcxx::progress();
-    });
-    while (!ready.load()) std::this_thread::yield();
+    worker w(s);
     int total = 0;
-    for (int r = 0; r < rounds; ++r) total += initiate_all(*worker_persona, s, slots, 3 * rounds + r, false, ad, false);
-    expected = total;
-    worker.join();  // no progress here
-    SPMD_CHECK(s.ran.load() == total);
-    SPMD_CHECK(s.wrong_thread.load() == 0);
-    SPMD_CHECK(s.wrong_value.load() == 0);
+    for (int r = 0; r < rounds; ++r) total += initiate_all(w.persona(), s, slots, 3 * rounds + r, false, ad, false);
+    w.finish(total);  // no progress here
+    s.check(total);
   }
   upcxx::barrier();
 
@@ -199,38 +203,25 @@ int main() {
     while (to_master.ran.load() < total) upcxx::progress();  // our replies need our progress
     main_done = true;
     progress_thread.join();
-    SPMD_CHECK(to_master.ran.load() == total);
-    SPMD_CHECK(to_main.ran.load() == main_expected.load());
-    SPMD_CHECK(to_master.wrong_thread.load() == 0 && to_main.wrong_thread.load() == 0);
-    SPMD_CHECK(to_master.wrong_value.load() == 0 && to_main.wrong_value.load() == 0);
+    to_master.check(total);
+    to_main.check(main_expected.load());
     // E. The master persona stays with a progress thread; main, with its default persona
     // only, initiates every kind but collectives at a worker's persona and then makes no
     // progress: the master's thread runs the RPCs and replies, the worker the LPCs.
     {
       sink s;
-      upcxx::persona* worker_persona = nullptr;
-      std::atomic<int> expected{-1};
       std::atomic<bool> stop{false};
       std::thread master_thread([&] {
         upcxx::persona_scope master(upcxx::master_persona());
         while (!stop.load()) upcxx::progress();
       });
-      std::thread worker([&] {
-        upcxx::persona p;
-        upcxx::persona_scope scope(p);
-        worker_persona = &p;
-        s.owner = std::this_thread::get_id();  // publishes worker_persona
-        while (expected.load() < 0 || s.ran.load() < expected.load()) upcxx::progress();
-      });
-      while (s.owner.load() == std::thread::id{}) std::this_thread::yield();
+      worker w(s);
       int total = 0;
-      for (int r = 0; r < rounds; ++r) total += initiate_all(*worker_persona, s, slots, 4 * rounds + r, false, ad, true);
-      expected = total;
-      worker.join();  // no progress here
+      for (int r = 0; r < rounds; ++r) total += initiate_all(w.persona(), s, slots, 4 * rounds + r, false, ad, true);
+      w.finish(total);  // no progress here
       stop = true;
       master_thread.join();
-      SPMD_CHECK(s.ran.load() == total);
-      SPMD_CHECK(s.wrong_thread.load() == 0 && s.wrong_value.load() == 0);
+      s.check(total);
     }
     upcxx::persona_scope back(upcxx::master_persona());
     ad.destroy();
