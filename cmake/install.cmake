@@ -118,6 +118,8 @@ install(TARGETS gannet_static gannet_shared gannet_upcxx gannet_upcxx_par
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 
+# libgannet-smp.a: the library without the MPI transport (upcxx -network=smp).
+install(TARGETS gannet_smp_static ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 install(TARGETS gannet-run RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 # upcxx-run is the name UPC++ users type. A relative symlink keeps working when the prefix
 # moves; it is made at install time because the prefix is only known then (--prefix).
@@ -250,3 +252,12 @@ endforeach()
 install(FILES "${PROJECT_BINARY_DIR}/cmake/upcxx.pc" "${PROJECT_BINARY_DIR}/cmake/gannet.pc"
               "${PROJECT_BINARY_DIR}/cmake/upcxx-par.pc" "${PROJECT_BINARY_DIR}/cmake/gannet-par.pc"
         DESTINATION "${GANNET_INSTALL_PKGCONFIGDIR}")
+
+# --- Examples and documents ----------------------------------------------------------------
+# The examples with a Makefile that builds them with the installed wrapper, and the user's
+# documents (README.md links into docs/, so the two keep that layout).
+file(GLOB _gannet_examples "${PROJECT_SOURCE_DIR}/examples/*.cpp")
+install(FILES ${_gannet_examples} "${PROJECT_SOURCE_DIR}/examples/Makefile"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/gannet/examples")
+install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/gannet")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs" DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/gannet")

@@ -8,7 +8,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
 shift || true
 "$src/scripts/deps.sh"
-cmake -S "$src" -B "$build" "$@"
+# Tests, examples and benchmarks are off in a plain build; the caller's options come last and win.
+cmake -S "$src" -B "$build" -DGANNET_BUILD_TESTS=ON -DGANNET_BUILD_EXAMPLES=ON -DGANNET_BUILD_BENCH=ON "$@"
 cmake --build "$build" -j"$(nproc)"
 # GANNET_CTEST_ARGS: extra ctest arguments, e.g. "-E install" to leave out a test.
 # shellcheck disable=SC2086

@@ -84,7 +84,11 @@ void print_help() {
       "  -h, --help                this message\n"
       "\n"
       "Exit status: 0 if every rank finished; otherwise the first failing rank's status\n"
-      "(128+signal for a rank killed by a signal).\n",
+      "(128+signal for a rank killed by a signal).\n"
+      "\n"
+      "Every environment variable Gannet reads, with its default, is listed in the user guide:\n"
+      "share/doc/gannet/docs/guide.md#environment-variables in the install prefix\n"
+      "(docs/guide.md in the source tree).\n",
       g_prog);
 }
 

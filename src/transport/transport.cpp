@@ -1,4 +1,6 @@
 // Transport selection: the only place that names concrete transports (STYLE rule 9).
+// Compiled twice when Gannet has MPI: with GANNET_HAVE_MPI into libgannet (smp, MPI and
+// loopback), without it into libgannet-smp (one machine only, no MPI libraries linked).
 #include "transport/transport.hpp"
 
 #include <cstdlib>
@@ -43,9 +45,10 @@ std::unique_ptr<transport> make_transport(std::size_t heap_bytes) {
   if (launched > 0 || mpi_initialized_by_program()) return make_mpi(heap_bytes);
 #else
   if (launched > 1)
-    util::fatal("this process was started by mpirun as one of %d, but this Gannet library was built without MPI "
-                "support, so each process would run a separate one-rank job. Rebuild Gannet with MPI (install "
-                "libopenmpi-dev and configure with -DGANNET_MPI=ON), or start the program with gannet-run -n %d.",
+    util::fatal("this process was started by mpirun as one of %d, but it was linked without Gannet's MPI "
+                "transport (with upcxx -network=smp, i.e. libgannet-smp.a, or against a Gannet built without "
+                "MPI), so each process would run a separate one-rank job. Link it with the default library "
+                "(upcxx without -network=smp; Gannet built with MPI), or start it with gannet-run -n %d.",
                 launched, launched);
 #endif
   loopback_options opts;

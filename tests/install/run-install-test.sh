@@ -100,7 +100,7 @@ for f in include/upcxx/upcxx.hpp include/upcxx/version.hpp include/gannet/exchan
          bin/gannet-run bin/upcxx-run bin/upcxx bin/upcxx-meta; do
   [[ -e $prefix/$f ]] || fail "installed tree lacks $f"
 done
-for f in libgannet.a libgannet.so cmake/Gannet/GannetConfig.cmake \
+for f in libgannet.a libgannet-smp.a libgannet.so cmake/Gannet/GannetConfig.cmake \
          cmake/Gannet/GannetConfigVersion.cmake cmake/Gannet/GannetTargets.cmake \
          cmake/UPCXX/UPCXXConfig.cmake cmake/UPCXX/UPCXXConfigVersion.cmake \
          pkgconfig/upcxx.pc pkgconfig/gannet.pc pkgconfig/upcxx-par.pc pkgconfig/gannet-par.pc; do
@@ -109,7 +109,11 @@ done
 for f in gannet-run upcxx-run upcxx upcxx-meta upcxx-info; do
   [[ -x $prefix/bin/$f ]] || fail "bin/$f is not executable"
 done
-pass "layout: headers (with UPC++'s sub-header names, future/ and backend/), libgannet.a/.so, bin/{gannet-run,upcxx-run,upcxx,upcxx-meta}, CMake packages, .pc files"
+for f in share/gannet/examples/Makefile share/gannet/examples/demo.cpp share/doc/gannet/README.md \
+         share/doc/gannet/docs/guide.md; do
+  [[ -e $prefix/$f ]] || fail "installed tree lacks $f"
+done
+pass "layout: headers (with UPC++'s sub-header names, future/ and backend/), libgannet.a/-smp.a/.so, bin/{gannet-run,upcxx-run,upcxx,upcxx-meta,upcxx-info}, CMake packages, .pc files, examples, documents"
 
 # No text file may name the build, source or original install tree: such a path would
 # break once either is gone or the tree moves. (Binaries may carry source paths in debug
@@ -202,6 +206,12 @@ for tool in gannet-run upcxx-run upcxx-meta; do
   grep -q "Gannet [0-9.]*, UPC++ [0-9.]* API" "$log" || fail "$tool --version names no Gannet and UPC++ version"
 done
 pass "gannet-run, upcxx-run and upcxx-meta --version"
+for tool in gannet-run upcxx-run upcxx upcxx-meta upcxx-info; do
+  run "$tool --help" "$prefix/bin/$tool" --help
+  grep -qi "usage" "$log" || fail "$tool --help prints no usage"
+done
+grep -q "guide.md" <("$prefix/bin/gannet-run" --help) || fail "gannet-run --help does not point to the guide's list of environment variables"
+pass "gannet-run, upcxx-run, upcxx, upcxx-meta and upcxx-info --help; gannet-run's names the guide"
 run "upcxx -info" "$upcxx" -info
 grep -q '^UPCXX_VERSION: *[0-9]\{8\}$' "$log" || fail "upcxx -info prints no UPCXX_VERSION line"
 grep -q "^UPCXX_INSTALL: *$prefix\$" "$log" || fail "upcxx -info names another prefix than $prefix"
@@ -470,6 +480,37 @@ if grep -q '^UPCXX_NETWORKS:.*mpi' "$work/info"; then
   done
 else
   echo "skip: Gannet was built without MPI"
+fi
+
+# --- (f4) the installed examples and their Makefile -----------------------------------------
+section "installed examples (share/gannet/examples)"
+mkdir -p -- "$work/examples"
+run "make -f .../share/gannet/examples/Makefile run RANKS=2" \
+  make -C "$work/examples" -f "$prefix/share/gannet/examples/Makefile" run RANKS=2
+grep -q '^demo: 2 ranks, .*: OK$' "$log" || fail "the installed demo, built with its Makefile, reports: $(cat -- "$log")"
+run "make dht" make -C "$work/examples" -f "$prefix/share/gannet/examples/Makefile" dht
+[[ -x $work/examples/dht ]] || fail "make dht built no dht"
+pass "the installed Makefile builds the demo and dht with the installed wrapper; the demo runs on 2 ranks"
+
+# --- (f5) one machine only: -network=smp links no MPI ---------------------------------------
+section "upcxx -network=smp: libgannet-smp.a"
+run "upcxx -network=smp hello.cpp" "$upcxx" -network=smp -O2 "$here/hello.cpp" -o hello-smp
+run "upcxx-run -n 2 ./hello-smp" spmd 2 ./hello-smp
+expect_lines "hello-smp on 2 ranks" "$(hello_expected 2)"
+run "UPCXX_NETWORK=smp upcxx-meta LIBS" env UPCXX_NETWORK=smp "$meta" LIBS
+grep -q 'libgannet-smp.a' "$log" || fail "UPCXX_NETWORK=smp upcxx-meta LIBS names no libgannet-smp.a: $(cat -- "$log")"
+if grep -q '^UPCXX_NETWORKS:.*mpi' "$work/info"; then
+  grep -qi 'mpi' "$log" && fail "UPCXX_NETWORK=smp upcxx-meta LIBS names MPI: $(cat -- "$log")"
+  ldd ./hello-smp >"$log" 2>&1 || true
+  grep -q 'libmpi' "$log" && fail "hello built with -network=smp links MPI: $(cat -- "$log")"
+  ldd ./hello >"$log" 2>&1 || true
+  grep -q 'libmpi' "$log" || fail "the default build of hello does not link MPI (so the check above proves nothing)"
+  run_fails "mpirun -n 2 ./hello-smp" "linked without Gannet's MPI transport" \
+    env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+    timeout 120 "$prefix/bin/upcxx-run" --mpi -n 2 ./hello-smp
+  pass "-network=smp: runs under upcxx-run, links no MPI library (the default build does), and under mpirun says how it was linked"
+else
+  pass "-network=smp: runs under upcxx-run (this build has no MPI, so both libraries are the same)"
 fi
 
 # --- (f3) every installed header on its own -------------------------------------------------
