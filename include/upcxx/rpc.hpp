@@ -462,7 +462,7 @@ inline constexpr bool only_source_events<completions<Cx...>> = ((Cx::event == cx
 // sent without waiting, or network_busy is thrown and nothing happened: no completion is
 // prepared or notified (the call is sent before they are prepared; its reply cannot arrive
 // before this returns).
-[[noreturn]] void throw_network_busy(const char* op, intrank_t target);  // rpc.cpp
+[[noreturn]] void throw_network_busy(const char* op, intrank_t target);  // src/rpc/outgoing.cpp
 
 template <bool Immediate, typename Fn, typename... Args>
 void send_call_or_throw(const char* op, intrank_t target, std::uint64_t reply_to, const Fn& fn,

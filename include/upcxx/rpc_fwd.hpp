@@ -1,9 +1,9 @@
-// Internal: the non-template side of remote procedure calls (src/rpc/rpc.cpp,
+// Internal: the non-template side of remote procedure calls (src/rpc/*.cpp,
 // src/core/fn_table.cpp), declared for the templates in rpc.hpp and dist_object.hpp.
 // Not API.
 //
 // Wire format. Calls and replies travel as records, packed back to back into batches (one
-// active message carries a batch; rpc.cpp). A record is 16-byte aligned at both ends:
+// active message carries a batch; src/rpc/outgoing.cpp). A record is 16-byte aligned at both ends:
 //   call:        rpc_wire | dist ids (8 bytes each, padded to 16) | function object | arguments
 //   call_reply:  rpc_wire | reply_to (8 bytes, padded to 16) | dist ids ... as a call
 //   reply:       rpc_wire (word = the initiator's reply_base*) | serialized result
@@ -43,7 +43,7 @@ struct rpc_incoming {
 using rpc_exec_fn = void (*)(const rpc_incoming&);
 
 // rpc_internal: a runtime message (atomics, collectives, non-contiguous RMA) whose handler
-// runs at once at any progress level; its dist_ids field names the handler (rpc.cpp).
+// runs at once at any progress level; its dist_ids field names the handler (src/rpc/incoming.cpp).
 enum rpc_kind : std::uint16_t { rpc_call = 1, rpc_call_reply = 2, rpc_reply = 3, rpc_internal = 4 };
 
 struct rpc_wire {

@@ -21,7 +21,7 @@ namespace gannet::runtime {
 
 transport::transport& the_transport();
 heap_allocator& my_heap();
-// Large RPC records of ours in the shared heap that their targets still read (rpc.cpp).
+// Large RPC records of ours in the shared heap that their targets still read (rpc/outgoing.cpp).
 std::size_t rpc_large_outstanding();
 
 // Barriers deliver (docs/compatibility.md): a call that a rank initiated before it entered a
@@ -32,7 +32,7 @@ std::size_t rpc_large_outstanding();
 // (through_queue: by messages through the transport's queue, transport::one_queue);
 // rpc_drain_after_barrier() then, from user-level progress of the master persona with calls
 // allowed to run (rpc_direct_scope), handles what had arrived, waits for large records still
-// on their way, and runs the backlog; it returns whether it ran anything (rpc.cpp).
+// on their way, and runs the backlog; it returns whether it ran anything (rpc/backlog.cpp).
 void deliver_before_barrier();
 void barrier_completed(bool through_queue = false);
 bool rpc_drain_after_barrier();

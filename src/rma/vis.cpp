@@ -9,7 +9,7 @@
 // The token is the initiator's rma_op (put) or get_state (get): replies come back to the
 // process that sent the request, so a pointer is enough. Runs of zero bytes are dropped.
 //
-// Ordering: requests ride the per-target batches of RPC records (rpc.cpp: a record that is
+// Ordering: requests ride the per-target batches of RPC records (rpc/outgoing.cpp: a record that is
 // too large for a batch flushes the batch and travels alone, so records to one target keep
 // their order), and the target runs internal handlers as soon as a record arrives. A
 // remote_cx::as_rpc sent right after a put's request therefore runs after the put's data

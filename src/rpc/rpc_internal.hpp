@@ -1,4 +1,4 @@
-// Internal hooks of the RPC machinery (rpc.cpp) for init and progress.
+// Internal hooks of the RPC machinery (src/rpc/*.cpp) for init and progress.
 #pragma once
 
 #include <cstddef>
