@@ -1,4 +1,19 @@
-// Internal hooks of the RPC machinery (src/rpc/*.cpp) for init and progress.
+// The RPC room (src/rpc/): what the rest of the library calls of the RPC machinery.
+//
+// Contract. The room owns remote procedure calls on the wire: the per-target outgoing
+// batches and their flush (outgoing.cpp), large records sent through the sender's heap or
+// in pieces, the incoming dispatch that runs a call in place or parks it (incoming.cpp),
+// the backlog of calls that arrived when user code could not run and the barrier's
+// delivery guarantee (backlog.cpp), runtime messages (internal_send/internal_register,
+// which teams, collectives, VIS and the extensions use), and the dist_object registry
+// (dist_registry.cpp). It may include core/, transport/transport.hpp and util/, never an
+// extension or a concrete transport; its shared state is rpc_state.hpp, for src/rpc/ only.
+// Threading: everything here runs under the runtime lock, from progress or from an
+// initiating call; user code (call bodies, replies' completions) runs only in user-level
+// progress of the persona that owns it (spec §10), never inside init() or internal
+// progress. Sends wait for room: a full ring makes the sender poll until it drains
+// (back-pressure; the immediate forms of UPC++ 2025.10 throw network_busy instead and send
+// nothing), and each record is delivered exactly once.
 #pragma once
 
 #include <cstddef>
