@@ -395,13 +395,20 @@ void reap(job& j) {
   }
 }
 
-void check_resources(const options& o, std::uint64_t heap, const gannet::smp::job_layout& l) {
+// heap_from: where the heap size came from ("--shared-heap", "UPCXX_SHARED_HEAP_SIZE=4GB", or
+// empty for the default), so that the fix names what the user actually set.
+void check_resources(const options& o, std::uint64_t heap, const std::string& heap_from,
+                     const gannet::smp::job_layout& l) {
+  const std::string smaller =
+      heap_from.empty() ? "a shared heap smaller than the default " + format_size(heap) + " (--shared-heap SIZE)"
+      : heap_from == "--shared-heap" ? "a smaller --shared-heap"
+                                     : "a smaller shared heap than " + heap_from + " (or --shared-heap SIZE)";
   std::uint64_t total_heap = heap * static_cast<std::uint64_t>(o.ranks);
   std::uint64_t phys = gannet::util::physical_memory_bytes();
   if (phys != 0 && total_heap > phys)
     die("shared heaps of " + std::to_string(o.ranks) + " x " + format_size(heap) + " = " +
         format_size(total_heap) + " exceed this machine's memory of " + format_size(phys) +
-        "; use a smaller --shared-heap (or a percentage, e.g. --shared-heap 50%)");
+        "; use " + smaller + ", or a percentage (--shared-heap 50%)");
   struct statvfs vfs;
   if (::statvfs("/dev/shm", &vfs) == 0) {
     std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
@@ -409,7 +416,7 @@ void check_resources(const options& o, std::uint64_t heap, const gannet::smp::jo
       die("/dev/shm has " + format_size(avail) + " free but " + std::to_string(o.ranks) + " ranks need " +
           format_size(l.region_bytes) + " (" + format_size(heap) + " of shared heap and " +
           format_size(l.control_bytes / static_cast<std::uint64_t>(o.ranks)) + " of message ring and control each)" +
-          ". Fix: use a smaller --shared-heap, or enlarge /dev/shm (as root: mount -o "
+          ". Fix: use " + smaller + ", or enlarge /dev/shm (as root: mount -o "
           "remount,size=" + std::to_string((l.region_bytes >> 30) + 1) +
           "G /dev/shm; in Docker: docker run --shm-size=" + std::to_string((l.region_bytes >> 30) + 1) + "g)");
   }
@@ -441,8 +448,10 @@ int main(int argc, char** argv) {
   if (o.mpi) run_mpi(o.command, o.ranks, o.heap_text);
 
   std::string heap_text = o.heap_text;
-  std::string heap_from = "--shared-heap";  // what the user set, for messages
-  if (heap_text.empty()) {
+  std::string heap_from;  // what the user set, for messages; empty: the default
+  if (!heap_text.empty()) {
+    heap_from = "--shared-heap";
+  } else {
     const char* name = nullptr;
     heap_text = gannet::util::upcxx_heap_from_env(&name);  // UPC++'s reading: 256 is 256MB
     if (name) heap_from = name + ("=" + std::string(std::getenv(name)));
@@ -466,7 +475,7 @@ int main(int argc, char** argv) {
   }
 
   auto layout = gannet::smp::job_layout::compute(o.ranks, heap);
-  check_resources(o, heap, layout);
+  check_resources(o, heap, heap_from, layout);
 
   int fd = create_region(layout);
   void* region = ::mmap(nullptr, layout.control_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -159,6 +159,10 @@ bad-input)
   check_rejected --frobnicate -n 2 touch "$marker";    expect_err "unknown option '--frobnicate'"
   check_rejected -n 2 --shared-heap 12QB touch "$marker"; expect_err "invalid shared heap size '12QB'"
   check_rejected -n 2 --shared-heap 1000TB touch "$marker"; expect_err "exceed this machine's memory"
+  expect_err "use a smaller --shared-heap"
+  # The fix names what the user set: here the environment, not an option they never gave.
+  UPCXX_SHARED_HEAP_SIZE=1000TB check_rejected -n 2 touch "$marker"; expect_err "exceed this machine's memory"
+  expect_err "a smaller shared heap than UPCXX_SHARED_HEAP_SIZE=1000TB"
   check_rejected -n 2 ./no-such-program;               expect_err "cannot run './no-such-program'"
   check_rejected -n 2 no-such-program-anywhere;        expect_err "no such program"
   check_rejected touch "$marker";                      expect_err "-n N"
@@ -223,6 +227,11 @@ small-devshm)
   [ ! -e "$work/started" ] || fail "started ranks"
   expect_err "/dev/shm has 8 MiB free but 2 ranks need [0-9.]+ MiB \\(16 MiB of shared heap and"
   expect_err "mount -o remount,size="
+  expect_err "use a smaller --shared-heap"
+  unshare -m bash -c "mount -t tmpfs -o size=8m tmpfs /dev/shm && UPCXX_SHARED_HEAP_SIZE=16 exec '$run' -n 2 touch '$work/started'" \
+    >"$work/out" 2>"$work/err"
+  [ $? -ne 0 ] || fail "accepted a job larger than /dev/shm (heap from UPCXX_SHARED_HEAP_SIZE)"
+  expect_err "a smaller shared heap than UPCXX_SHARED_HEAP_SIZE=16"
   ;;
 debug-before-init)
   launch -n 2 "$crash" before-init
