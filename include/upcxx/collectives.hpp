@@ -6,8 +6,9 @@
 // Every collective is collective over its team (spec §12.1: all members issue the team's
 // collectives in one order) and must be called by the thread holding the master persona. All
 // are non-blocking, progress level internal, and complete through operation_cx (future,
-// promise, LPC). Cost: O(log n) rounds of one message per rank. On a team of one rank every
-// event happens before the call returns, so eager notification delivers at once.
+// promise, LPC). Cost: O(log n) rounds of one message per rank. On a team of one rank the
+// result is known at once but notified in the next user-level progress, as UPC++ does
+// (coll_complete_now, below).
 //
 // Memory ordering (spec §12.2): what a member did before calling happens-before what the
 // receivers of the result do after its operation-completion notification.

@@ -1,6 +1,22 @@
 // Collectives over any team: the engine behind barrier_async, broadcast and the reductions
 // (include/upcxx/collectives.hpp), and the blocking barrier of teams other than world.
 //
+// The coll room (src/coll). Owns: teams (team.cpp: ids, split/create, the registry behind
+// team_id::here() and team arguments of RPCs, destroy, barrier() over any team) and this
+// engine. May include: the core (core/runtime.hpp), the runtime-message service of src/rpc
+// (rpc/rpc_internal.hpp), the transport contract (never a concrete transport), util/ and
+// public headers; never src/ext/ (an extension that must hear of a collective gets the core's
+// sync_point hook, run from coll_start). The core calls back into this room at init
+// (coll_attach), for world() and local_team() (the team constructor) and for barrier() on a
+// team (team_barrier).
+// Threading: collectives are initiated by the thread holding the master persona (debug
+// codemode checks it) and never from inside progress callbacks (spec §10.2); the engine's
+// state is used under the runtime lock, and its message handlers run from any thread that
+// polls. Progress: handlers run at any progress level (a collective needs only internal
+// progress at the other members) and never poll or wait; completions are delivered like an
+// off-node RMA's, to the initiating persona in its user-level progress (on a team of one
+// too, as UPC++ does).
+//
 // A collective is named on every member by (team id, the team's collective sequence number):
 // members issue a team's collectives in one order (spec §12.1), so each member's n-th
 // collective on a team is the same operation. Members exchange messages carrying that name, a
@@ -10,7 +26,7 @@
 // and read the message in place when the collective wants it at once. A message for a collective
 // this rank has not started yet waits in the operation's entry, created by the message;
 // the local start finds it there. Every algorithm takes O(log n) rounds of one message per
-// rank (DESIGN.md, Scale):
+// rank (docs/scale.md):
 //   barrier      dissemination: in round k, signal rank+2^k, wait for rank-2^k
 //   broadcast    binomial tree rooted at the root
 //   reduce_one   binomial tree towards the root

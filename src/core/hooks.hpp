@@ -4,7 +4,11 @@
 // initializer in its own object file, so an extension a program does not link costs
 // nothing, and one it links costs a call only where it asked for one.
 //
-// Owns: the registry and the two "live" flags. Threading: registration happens before
+// Owns: the registry and the two "live" flags (sync_hooks_live is in upcxx::detail::g_state,
+// so that inline public code, atomics and notified puts, can test it). May include: only
+// upcxx/detail/state.hpp; extensions include this header, the core never includes an
+// extension (scripts/check-layering.sh). With the shared library every extension is loaded,
+// and registers, whether the program uses it or not. Threading: registration happens before
 // main() (static initialization); dispatch reads the registry without a lock. Progress
 // rules: poll runs in every progress pass with the runtime lock held; finish in user-level
 // progress of the master persona without it; the hooks behind sync_hooks_live() and

@@ -1,6 +1,26 @@
 // The core's services for the rooms above it (src/rpc, src/rma, src/coll, src/ext): the
 // transport in use, the heap, barriers and delivery, progress passes, the runtime lock. Not
-// API. Includes only the transport contract, util and public headers (scripts/check-layering.sh).
+// API.
+//
+// Owns: the library state (runtime.cpp: init/finalize, the transport instance, the peer
+// table behind global_ptr, world() and local_team(), the world barrier and its queue, the
+// runtime lock, the spin limit), personas and progress (progress.cpp), the shared heap
+// (heap_allocator.*), function shipping (fn_table.cpp), the small-block caches
+// (block_cache.hpp) and the extension registry (hooks.*).
+// May include: the transport contract (transport/transport.hpp, never a concrete
+// transport), util/, public headers, and never src/ext/ (scripts/check-layering.sh):
+// extensions reach the core through hooks.hpp. The exceptions, kept on purpose: runtime.cpp
+// and progress.cpp include rpc/rpc_internal.hpp and call into src/rpc (attach, flush,
+// backlog, drain after barriers), and runtime.cpp calls src/coll (coll_attach, team_barrier,
+// the team constructor) and src/rma (atomics_attach, vis_attach). deliver_before_barrier(),
+// barrier_completed(), rpc_drain_after_barrier() and rpc_large_outstanding() below are
+// declared here but defined in src/rpc (backlog.cpp, outgoing.cpp; docs/architecture.md,
+// "The core's upward calls").
+// Threading: in threadmode par, runtime_lock serializes every transport call and the RPC
+// state; user code never runs under it (runtime_unlock). In seq mode the lock is a branch.
+// Progress: a pass (progress_pass) flushes RPC batches, polls the transport, drives the
+// world barrier queue and the extensions' poll hooks; only user-level passes of the master
+// persona run RPC bodies, and none does while g_initializing.
 #pragma once
 
 #include <sched.h>

@@ -1,5 +1,23 @@
 // The off-node path of rput/rget: hands the operation to the transport and turns its
 // completion reports into the operation's events. On-node operations never get here.
+//
+// The rma room (src/rma). Owns the non-template side of one-sided communication: this
+// file, remote atomics (atomics.cpp), non-contiguous RMA and copy (vis.cpp) and memory kinds
+// (device.cpp; host memory only in this build). The templates are in include/upcxx/
+// (rma.hpp, atomic.hpp, vis.hpp, copy.hpp): they do the on-node work inline (a memcpy or a
+// CPU atomic, then complete_sync) and call here only for a peer that is not load/store
+// addressable. May include: the core (core/runtime.hpp), the runtime-message service of
+// src/rpc (rpc/rpc_internal.hpp), the transport contract (never a concrete transport), util/
+// and public headers; never src/ext/: overlap hears of RMA through the core's before_rma
+// and sync_point hooks, run here while sync_hooks_live(). The core calls back into this room
+// only at init (atomics_attach, vis_attach: handler registration).
+// Threading: transport calls are made under runtime_lock; an operation's events may be
+// reported on any thread that polls, and the operation (rma_op::on_events, cx_async_state)
+// queues its notifications on the initiating persona. Progress: initiation is
+// internal-level (it may poll the transport); the atomics' and VIS runtime-message handlers
+// run at the target at any progress level and never poll or wait (spec §13.3: atomics need
+// no user-level progress at their target); the off-node path's notifications arrive only
+// in user-level progress of the initiating persona.
 #include <new>
 #include <string>
 

@@ -13,7 +13,24 @@
 // too large for a batch flushes the batch and travels alone, so records to one target keep
 // their order), and the target runs internal handlers as soon as a record arrives. A
 // remote_cx::as_rpc sent right after a put's request therefore runs after the put's data
-// was stored.
+// was stored. Replies reach the operation through rma_op::on_events, which queues the
+// notifications on the initiating persona, so a reply handled on another thread (threadmode
+// par) is safe; an event bit held by the initiating call (ev_hold) keeps the operation alive
+// while the call still uses it (a transport may deliver the reply inside the call).
+//
+// On-node, both sides strided: a tight loop of equal-size copies over the first dimension
+// not dense on both sides (bench/vis: 256-byte blocks 850 bytes apart cost 1.1x a memcpy of
+// the same blocks; one rget per block costs 1.4x).
+//
+// upcxx::copy between two ranks neither of which is addressable here relays (relay_op): a
+// get into a temporary buffer, then a put from it issued by the get's reply, so the payload
+// crosses the network twice. A message asking the source's owner to put directly would halve
+// that; it is the obvious next step for multi-node jobs.
+//
+// Limits: strided sections merge only their leading dense dimensions (a section whose dense
+// dimension is the last moves element by element); off-node, strided sections travel as run
+// lists (16 bytes per run), not as a constant-size descriptor; runs are not checked to lie
+// inside the target's segment.
 #include <algorithm>
 #include <cstring>
 #include <memory>

@@ -1,9 +1,19 @@
 // Fatal errors and diagnostics shared by the runtime, the transports and the tools.
 //
-// Three kinds of errors (STYLE.md rule 8): bugs hit GANNET_ASSERT (debug builds of the
-// library and the header-level UPCXX_ASSERT in debug codemode), misuse that only shows at
-// run time is reported by fatal() with the caller's file:line, and transport faults come
-// back as a status. fatal() prints one line prefixed by the rank and aborts the process.
+// The util room (src/util): this file, size parsing (size_parse.hpp: the sizes UPC++ users
+// write, shared by the launcher and init) and the traffic counters (traffic.hpp, behind
+// gannet::traffic()). Every other room and the launcher use it. May include: nothing else of
+// src/ (scripts/check-layering.sh), only the standard library and, for the counters' public
+// face, include/gannet/traffic.hpp. Threading: every function may be called from any thread
+// at any time, before init and after finalize; a message is formatted into one buffer and
+// written with one write(2), so lines of different ranks and threads do not interleave
+// mid-line; set_log_prefix() is called once, by the first init() (the prefix is a plain
+// buffer). Progress: none; nothing here polls, waits or calls back into the library.
+//
+// Three kinds of errors: bugs hit GANNET_ASSERT (debug builds of the library and the
+// header-level UPCXX_ASSERT in debug codemode), misuse that only shows at run time is
+// reported by fatal() with the caller's file:line, and transport faults come back as a
+// status. fatal() prints one line prefixed by the rank and aborts the process.
 #pragma once
 
 #include <cstdarg>

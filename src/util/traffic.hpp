@@ -1,4 +1,4 @@
-// Traffic counters (issue 16): what this process sends, so that tests can check that a
+// Traffic counters: what this process sends, so that tests can check that a
 // collective or start-up costs O(log P) messages per rank, which timing on 2 cores cannot
 // tell. Off unless GANNET_COUNT_TRAFFIC=1 is in the environment at start-up; then each count
 // is a relaxed atomic add, otherwise one predictable branch.

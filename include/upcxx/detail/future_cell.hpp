@@ -7,9 +7,12 @@
 // counts are plain integers: a cell belongs to one persona, and the specification forbids
 // using futures and promises of one persona from two threads at once (spec §5.7).
 //
-// Cheap representations (seed 000 §III): a future does not need a cell at all when it is
-// ready and its values (if any) fit inline, see future.hpp; a never-ready future points at
-// the tag `never_cell()`. So ready value-less futures and eager results allocate nothing.
+// Cheap representations ("Optimization of Asynchronous Communication Operations through
+// Eager Notifications", §III): a future does not need a cell at all when it is ready and
+// its values (if any) fit inline, see future.hpp; a never-ready future points at the tag
+// `never_cell()`. So ready value-less futures and eager results allocate nothing. The null
+// pointer does what one shared, preallocated ready cell for future<> would, without that
+// cell's shared reference count (no cross-thread writes to a global).
 #pragma once
 
 #include "upcxx/version.hpp"

@@ -1,5 +1,5 @@
-// Matching of notifications to requests (issue 12, notified access; seed 004 §III), the part
-// of notified access that does not depend on how notifications travel. One matcher per rank,
+// Matching of notifications to requests (the "Notified Access" paper, §III): the part of
+// notified access that does not depend on how notifications travel. One matcher per rank,
 // used under the runtime lock.
 //
 // Semantics:

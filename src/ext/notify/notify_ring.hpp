@@ -1,4 +1,4 @@
-// A rank's notification slots (issue 12, seed 004 §IV): where ranks of the same machine
+// A rank's notification slots ("Notified Access" paper §IV): where ranks of the same machine
 // deliver notified-access notifications to it.
 //
 // The ring: many producers (any rank of the machine), one consumer (the owner). It lives in

@@ -1,25 +1,54 @@
-// Automatic overlap (include/gannet/overlap.hpp; seed 002 §3): outstanding puts per target,
-// the prefetch history per phase, and aggregation into non-contiguous transfers.
+// Automatic overlap (include/gannet/overlap.hpp; user guide docs/overlap.md; from
+// "Automatic nonblocking communication for partitioned global address space programs", §3,
+// whose section numbers the comments below cite): outstanding puts per target, the prefetch
+// history per phase, and aggregation into non-contiguous transfers.
 //
-// Puts (seed 002 §3.1). A memput to an off-node peer is started through the transport and,
-// once its source may be reused, left in its target's FIFO of outstanding puts with the
-// bounding box of their remote bytes. An access to that target that misses the box costs two
-// compares; inside it, the FIFO is scanned, and the prefix up to the last put it overlaps is
-// completed before the access goes on (two puts to one place through MPI are not ordered, and a
-// get must see the bytes put before it). The head of the FIFO is retired whenever the target is
-// touched; a FIFO longer than the cap is completed whole. Every synchronization point completes
-// them all (runtime.hpp: overlap_sync), so a blocking program sees them where it expects.
+// The overlap room (src/ext/overlap): this one file. Owns the per-target FIFOs of
+// outstanding puts, the phase histories and their prefetch buffers, the aggregation queues.
+// It sits above the transport contract only (a put or get through the transport with a
+// completion sink, and the non-contiguous runtime messages of src/rma/vis.cpp); a peer on
+// this machine never reaches it (the header copies inline). May include: the core
+// (core/runtime.hpp, hooks.hpp through it), the transport contract, util/ and public
+// headers; never another extension, and the rooms below never include it. It registers
+// detach, barrier_done and the guarded sync_point, incoming, before_rma and
+// before_user_progress hooks (bottom of this file), and raises sync_hooks_live (and
+// user_progress_hooks_live while puts are outstanding) only while it has work (set_live), so
+// a program with nothing outstanding pays a relaxed load and a branch at each site.
+// Threading: the layer's state has no lock; memput/memget are called from the thread that
+// holds the master persona (overlap.hpp), and are errors inside progress callbacks (spec
+// §10.2), like wait(). Progress: completing puts and waiting for prefetches make internal
+// progress; the layer's own progress passes do not re-enter it (state::busy). Entering
+// user-level progress completes every put first, so no callback ever finds one outstanding.
+//
+// Puts (§3.1). A memput to an off-node peer is started through the transport and, once its
+// source may be reused, left in its target's FIFO of outstanding puts with the bounding box
+// of their remote bytes. An access to that target that misses the box costs two compares;
+// inside it, the FIFO is scanned, and the prefix up to the last put it overlaps is completed
+// before the access goes on (two puts to one place through MPI are not ordered, and a get
+// must see the bytes put before it). The head of the FIFO is retired whenever the target is
+// touched; a FIFO longer than GANNET_OVERLAP_MAX_PUTS (256) is completed whole. Every
+// synchronization point completes them all (the sync_point hook: every barrier through
+// deliver_before_barrier, every collective through coll_start, rpc/rpc_ff initiation, remote
+// and on-node atomics, notified puts; and before_user_progress at the start of user-level
+// progress), so a blocking program sees them where it expects.
 //
 // Gets (§3.2). A phase that begins at a blocking barrier, fence() or phase_end() has an
 // identity; its history lists, per target and in first-use order, the (address, bytes) of the
 // memgets it made whose overlap (time since the phase began) exceeded the cost of copying out
 // of a buffer. When it begins again each entry is started as a get into its own buffer,
 // 64 per target at first and the next 64 once a memget finds the last one started complete
-// (the seed's flow control); a memget that matches an entry waits for it and copies. At the
+// (the paper's flow control); a memget that matches an entry waits for it and copies. At the
 // end of the phase entries nobody asked for are dropped (still in flight: kept aside until
 // they land), and a phase whose prefetches mostly go unused four times in a row stops
 // prefetching. A memput marks the entries it overlaps stale; an RPC that runs here marks them
 // all stale (it may announce data written after they were read): a stale entry is re-read.
+// A phase's identity is the return address of the blocking upcxx::barrier() that began it
+// (barrier is noinline for that), of fence()/phase_end(), or the id given to phase_end(id).
+// Phases begun any other way (barrier_async, a collective, an RPC) prefetch nothing: their
+// synchronization may complete after the call returns. Buffers stay with their entries
+// across executions, so a steady phase allocates nothing; they total at most
+// GANNET_OVERLAP_POOL (64 MiB), a phase holds at most 4096 entries, and at most 64 phases
+// are kept. Entries dropped while in flight wait in an orphan list (finalize waits for them).
 //
 // Aggregation (§3.3). Inside an aggregate scope, memputs are packed and memgets queued per
 // target; the scope's end sends, per target, one non-contiguous get then one put (runtime
@@ -325,7 +354,7 @@ void complete_all_puts() {
   ++g.st.syncs;
 }
 
-// An access to [a, b) of t: completes the outstanding puts it overlaps (seed 002 §3.1, rule 2).
+// An access to [a, b) of t: completes the outstanding puts it overlaps (paper §3.1, rule 2).
 std::size_t last_conflict(target& t, std::uintptr_t a, std::uintptr_t b) {
   retire(t);
   if (t.puts.empty() || b <= t.box_lo || a >= t.box_hi) return t.puts.size();

@@ -1,5 +1,21 @@
-// The task pool's non-template side (include/gannet/tasks.hpp): run() and termination
-// detection. The algorithm and why it is correct: docs/architecture.md, "Task pool".
+// The task pool's non-template side (include/gannet/tasks.hpp; from "Asynchronous
+// Programming in UPC: A Case Study and Potential for Improvement"): run() and termination
+// detection. The algorithm is below, and why it is correct at the end of this comment.
+//
+// The tasks room (src/ext/tasks). Owns the per-rank task queue (task nodes from a per-thread
+// block cache, core/block_cache.hpp, uncapped while pools live), run(), the wave counters
+// and the boards ranks of one machine write wave messages into. The templates in
+// include/gannet/tasks.hpp build task nodes and RPC records; a task for another rank is one
+// RPC record whose executor queues it instead of running it. May include: the core
+// (core/runtime.hpp, core/block_cache.hpp), the RPC service (rpc/rpc_internal.hpp: flushing
+// what tasks spawned), util/ and public headers; never another extension. It registers no
+// hooks: nothing of it runs outside run() and its RPC executors.
+// Threading: spawn() and run() belong to the thread holding the master persona (run() not
+// from a task or from inside progress: that ends the job with a message). Progress: run()
+// runs one task at a time; after each it sends what the task spawned elsewhere, and every 8
+// tasks or when the queue is empty it makes a full user-level progress pass (arrivals are
+// queued, replies run: a task may wait(), but no other task starts meanwhile). With nothing
+// to run it contributes to a wave and polls, yielding the core as future::wait() does.
 //
 // Waves. A wave is a sum, over the pool's team, of each rank's (sent, received) task counts,
 // each taken at a moment when its rank had nothing to run. It is computed by recursive
@@ -17,6 +33,32 @@
 // run() returns once two consecutive waves of this run() had equal totals with
 // sent == received, or at once when a wave's total is still that of the last termination
 // (no task crossed ranks since: an empty run() costs one wave).
+//
+// Counting. A rank counts `sent` at spawn for tasks to other ranks and `received` when a task
+// from another rank is queued; tasks spawned to oneself are local work, seen in the queue,
+// and not counted. Only tasks count: an rpc whose body spawns a task is invisible to the
+// counts, so tasks must be created by tasks or before run().
+//
+// Why it is correct. Counters only grow, and a rank is idle when it contributes.
+//  - Two waves. Let wave k report (S, R) with S == R and wave k+1 the same (S, R). Every
+//    rank's k+1 contribution comes after every rank's k contribution (it needs wave k's
+//    total, which needs all of them), so there is a time t between the two sets. Each rank's
+//    counts are equal at its two contributions (a sum of non-decreasing terms that did not
+//    change), so in between it sent and received nothing; idle at the first and receiving
+//    nothing, it stayed idle (only an arriving task makes an idle rank busy). At t every rank
+//    is idle with sent(t) = S = R = received(t): no task is in flight, and none can be
+//    created again. One wave is not enough: a rank that reported idle can receive a task and
+//    send one to a rank that has not reported yet, and the two unreported messages balance
+//    (tests/spmd/spmd_tasks.cpp, late spawns, fails that way).
+//  - One wave equal to the last termination's total. At that termination nothing was in
+//    flight. Suppose a task was sent after it, and take the first such send, by rank j. The
+//    task that sent it was not an arrival (no task had been sent since), so it was local work
+//    j had before it last became idle, i.e. before its contribution: j's reported `sent`
+//    includes the send, and the total exceeds the old one. So an equal total means nothing
+//    was sent since; every rank was idle at its contribution and nothing can reach it.
+//  - Delivery order is never assumed: inbox slots are keyed by wave number, counts tolerate
+//    any order and batching, and a task spawned by a rank that has returned from run() to
+//    one still inside it is counted in the next waves (or run then, if it arrives first).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -230,7 +272,7 @@ struct pool_core {
     ++wave;
     // A wave whose total is still that of the last termination saw no task sent since then
     // by anyone, so none can be in flight or arrive later; otherwise two consecutive waves
-    // must agree (docs/architecture.md, "Task pool").
+    // must agree (the proof is at the top of this file).
     if (total == base || (have_prev && total == prev && total.sent == total.received)) {
       done = true;
       base = total;

@@ -10,6 +10,15 @@
 //    rank adds one arrival; the rank whose arrival completes barrier e (arrivals == e * n)
 //    publishes e.
 // Completion is a full release/acquire fence among the region's ranks.
+//
+// The floor: with 4 ranks on 2 cores a barrier needs at least one context switch per core,
+// so no barrier gets near a cache-line round trip there. bench/foundation.cpp measures it
+// beside the library: plain_barrier (the same processes meeting through one shared atomic
+// counter, no library, waiting with a yield), aware_barrier (that counter with the
+// spin-or-yield rule of wait_hint() below) and yield_handover (one context switch between two
+// processes on one core, 1.1-1.6 us on the development VM). Yielding at every idle poll gave
+// about two switches per core per barrier: a rank that had arrived gave its core back and
+// forth to a neighbour, also arrived, while both waited for the other core.
 #pragma once
 
 #include <sched.h>

@@ -11,6 +11,23 @@
 //
 // Memory ordering: the header is written before any rank is forked (fork is the fence).
 // Fields written while the job runs are atomics; each comment says who writes it.
+//
+// The shm room (src/transport/shm): the shared-memory pieces that the smp transport (a whole
+// job) and the MPI transport (the ranks of one machine, in a region laid out like this one
+// without segments) both build on. Not a transport itself. Owns this layout, the AM rings
+// (ring.hpp; ring_dispatch.hpp runs their handlers in place) and the region barrier
+// (barrier.hpp: dissemination or central counter, and the CPU-aware wait hint). May
+// include: the transport contract (transport/transport.hpp) and util/ only, never a concrete
+// transport or anything above the transport room (scripts/check-layering.sh); the launcher
+// (tools/gannet-run.cpp) includes this file too, so it stays header-only and free of the
+// runtime. Threading: every cross-process field is a lock-free atomic with a single writer or
+// a documented CAS protocol; a rank's own use of a ring or barrier is not thread-safe and is
+// serialized by the runtime lock above. Progress: nothing here runs by itself; rings are
+// drained and barriers tested only from the owning transport's poll() and barrier_test().
+// Each segment starts with segment_reserve bytes (transport::runtime_reserve_bytes) that
+// the core lays out (all_gather's area, the collectives' scratch, the notified-access area);
+// rank 0 writes the barrier choice before counting itself booted, so every rank uses the
+// same algorithm whatever its own CPU affinity says.
 #pragma once
 
 #include <atomic>

