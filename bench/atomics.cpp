@@ -1,7 +1,8 @@
-// Remote atomic latency on this machine (seed 000 §IV-A, atomics), next to the limits measured
-// in the same run: fetch_add producing its value, fetch_add into memory (seed 000 §III-B) and
-// the non-fetching add, each waited on at once, eager and deferred, with the word on another
-// rank of this machine.
+// Remote atomic latency on this machine ("Optimization of Asynchronous Communication
+// Operations through Eager Notifications" §IV-A, atomics), next to the limits measured
+// in the same run: fetch_add producing its value, fetch_add into memory (the Eager
+// Notifications paper, §III-B) and the non-fetching add, each waited on at once, eager and
+// deferred, with the word on another rank of this machine.
 // Run: gannet-run -n 2 gannet-bench-atomics   (rank 0 measures; rank 1 waits in a barrier)
 #include <cstdint>
 #include <cstdio>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Behaviour real programs rely on (issue 15), written to bench/results/:
+# Behaviour real programs rely on, written to bench/results/:
 #   ring.txt              bench/ring.cpp: a token passed round the ranks by rpc_ff, waited
 #                         for with `while (!have) upcxx::progress();`, ns per hop at 2 ranks and
 #                         at 4 ranks on this machine's 2 cores, against yield_handover

@@ -1,4 +1,5 @@
-// The microbenchmarks of seed 000 §IV-A on this machine, next to the limits measured in the
+// The microbenchmarks of "Optimization of Asynchronous Communication Operations through
+// Eager Notifications" §IV-A on this machine, next to the limits measured in the
 // same run: rput(0., gp).wait() and rget(gp).wait() with gp on another rank, eager and
 // deferred; one promise tracking many rputs; when_all conjoining many rput futures.
 // Run: gannet-run -n 2 gannet-bench-futures   (rank 0 measures; rank 1 waits in a barrier)

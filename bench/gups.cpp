@@ -1,4 +1,5 @@
-// GUPS, the HPC Challenge RandomAccess benchmark, in the variants of seed 000 §IV-B:
+// GUPS, the HPC Challenge RandomAccess benchmark, in the variants of "Optimization of
+// Asynchronous Communication Operations through Eager Notifications" §IV-B:
 //   raw          raw C++ on downcast pointers to every rank's table (the upper bound)
 //   raw_two_pass raw C++ in the RMA variants' batch shape: a pass of reads, then a pass of writes
 //   manual       per update: if (gp.is_local()) *gp.local() ^= v; else RMA

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MPI transport's figures (issue 11), written to bench/results/:
+# The MPI transport's figures, written to bench/results/:
 #   mpi-transport-offnode.txt  bench/mpi_transport.cpp with GANNET_BYPASS=0 (every peer off-node)
 #   mpi-transport-bypass.txt   the same with the on-machine bypass
 #   rpc-under-mpi-n2.txt, rpc-under-mpi-n4.txt

@@ -1,4 +1,4 @@
-// The MPI transport next to plain MPI measured in the same job (issue 11):
+// The MPI transport next to plain MPI measured in the same job:
 //   rput(...).wait() and rget(...).wait() at 8 B, 4 KiB and 1 MiB next to MPI_Put and
 //   MPI_Get each followed by MPI_Win_flush on a window of the same kind (MPI_Win_create);
 //   the empty rpc round trip next to an MPI_Send/MPI_Recv ping-pong of 8 bytes;

@@ -1,4 +1,4 @@
-// Notified access (issue 12): ping-pong half round trip at 8 B, 64 B, 1 KiB, 16 KiB and
+// Notified access: ping-pong half round trip at 8 B, 64 B, 1 KiB, 16 KiB and
 // 256 KiB between ranks 0 and 1, for four ways to tell the target that data has landed:
 //   notified   gannet::rput_notify + notify_request::wait (persistent request)
 //   rpc_flag   upcxx::rput with remote_cx::as_rpc setting a flag that the target's

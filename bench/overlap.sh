@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Automatic overlap (issue 17), written to bench/results/:
+# Automatic overlap, written to bench/results/:
 #   overlap.txt  examples/overlap_kernels (halo, cg, gups, bt, burst) under mpirun with every
 #                peer off-node (GANNET_BYPASS=0), over the simulated network at 0, 2, 5, 10 and
 #                20 us (GANNET_SIM_LATENCY_US, 10 GB/s), 2 and 4 ranks, in four variants:

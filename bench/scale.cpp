@@ -1,4 +1,4 @@
-// The scale job (issue 16): init, one barrier, one reduce_all, finalize, which bench/scale.sh
+// The scale job: init, one barrier, one reduce_all, finalize, which bench/scale.sh
 // times from outside at 16 to 1024 ranks. Every rank reports its resident memory, private
 // and shared, after the reduce_all (the maximum over ranks, two more reduce_alls). With
 // `--idle` (a separate launch: it takes long when ranks outnumber cores), rank 0 first

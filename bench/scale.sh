@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scale figures (issue 16), written to bench/results/scale.txt: bench/scale.cpp (init,
+# The scale figures, written to bench/results/scale.txt: bench/scale.cpp (init,
 # barrier, reduce_all, finalize; idle progress and memory measured inside) with 1 MB heaps
 #   on smp at 2, 16, 64, 256 and 1024 ranks (oversubscribed beyond 2 on this machine),
 #   under mpirun with the bypass off (every peer through MPI) at 16 and 64 ranks;

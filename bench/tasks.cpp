@@ -1,13 +1,14 @@
-// The task pool (issue 13): task launch and termination, next to the limits measured in the
+// The task pool: task launch and termination, next to the limits measured in the
 // same run on rank 0.
 //
-// No-op launch (seed 003 Table 2): every rank but 0 launches `n` no-op tasks into rank 0,
+// No-op launch (Table 2 of "Asynchronous Programming in UPC: A Case Study and Potential
+// for Improvement"): every rank but 0 launches `n` no-op tasks into rank 0,
 // which runs them; the time per launch is rank 0's time from the start until it has run all
 // (n * (ranks - 1)) of them, divided by their number, for
 //   pool      gannet::task_pool::spawn, then run() (its termination included)
 //   rpc_ff    upcxx::rpc_ff of the same shape (a function and one 8-byte argument), rank 0
 //             polling progress until it has counted them all
-//   lock      the seed's lock-protected remote queue: compare-and-swap on rank 0's lock
+//   lock      the case study's lock-protected remote queue: compare-and-swap on rank 0's lock
 //             word, atomic load of the tail, rput of the 16-byte task, atomic store of the
 //             tail, release; rank 0 polls its tail and runs what it finds
 // Termination: pool.run() on an empty pool against upcxx::barrier(), per call.

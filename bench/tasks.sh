@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The task pool (issue 13), written to bench/results/:
-#   tasks-launch.txt     bench/tasks.cpp: no-op launch into rank 0 (pool, rpc_ff, the seed's
-#                        lock queue) and run() on an empty pool against barrier(), at 2 and 4
+# The task pool, written to bench/results/:
+#   tasks-launch.txt     bench/tasks.cpp: no-op launch into rank 0 (pool, rpc_ff, a
+#                        lock-protected remote queue) and run() on an empty pool against
+#                        barrier(), at 2 and 4
 #                        ranks on one machine
 #   tasks-launch-offnode.txt  the same at 2 ranks with every peer through MPI
 #   tasks-apps.txt       examples/task_refine (1D, 3D) and examples/task_uts at 1, 2 and 4 ranks

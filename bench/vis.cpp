@@ -1,5 +1,7 @@
-// Non-contiguous get, seed 002 figure 6: gather blocks of 256 bytes lying 850 bytes apart in
-// the other rank's shared heap (on one machine: the on-node path) into a dense buffer, as
+// Non-contiguous get, as in figure 6 of "Automatic nonblocking communication for
+// partitioned global address space programs": gather blocks of 256 bytes lying 850 bytes
+// apart in the other rank's shared heap (on one machine: the on-node path) into a dense
+// buffer, as
 //   rget_strided   one call for all blocks
 //   rget_regular   one call, a list of block addresses
 //   rget_per_block one rget per block, conjoined with when_all

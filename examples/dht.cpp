@@ -1,7 +1,7 @@
-// The distributed hash table of the UPC++ poster (seed 001, "Case 1"): an RPC inserts the
-// key's metadata at its owner and allocates room for the value there; the future of that
-// RPC chains a one-sided rput of the value into the room. find() asks the owner where the
-// value is, then fetches it with rget.
+// The distributed hash table ("Case 1") of the poster "UPC++ and GASNet-EX: PGAS Support
+// for Exascale Apps and Runtimes": an RPC inserts the key's metadata at its owner and
+// allocates room for the value there; the future of that RPC chains a one-sided rput of the
+// value into the room. find() asks the owner where the value is, then fetches it with rget.
 //   gannet-run -n 4 dht [keys_per_rank]
 #include <cstdio>
 #include <cstdlib>

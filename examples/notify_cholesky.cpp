@@ -1,4 +1,6 @@
-// Tiled Cholesky factorization as a task DAG with notified access (seed 004 §VI-C).
+// Tiled Cholesky factorization as a task DAG with notified access ("Notified Access:
+// Extending Remote Memory Access Programming Models for Producer-Consumer Synchronization"
+// §VI-C).
 //
 // A symmetric positive-definite n x n matrix A is cut into T x T tiles of b x b; the lower
 // triangle's tiles are dealt out cyclically (tile (i, j) belongs to rank (i(i+1)/2 + j) % P).

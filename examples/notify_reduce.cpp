@@ -1,4 +1,5 @@
-// A 16-ary tree reduction with counting notifications (seed 004 §VI-B), next to
+// A 16-ary tree reduction with counting notifications ("Notified Access: Extending Remote
+// Memory Access Programming Models for Producer-Consumer Synchronization" §VI-B), next to
 // upcxx::reduce_one. Rank r's parent is (r-1)/16; each rank waits for all its children with
 // one notify_request that counts them (any_source, the round's tag, expected = number of
 // children), adds their partial sums, which they put into its slots with rput_notify, to its

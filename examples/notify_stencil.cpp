@@ -1,8 +1,10 @@
-// Pipelined stencil with notified access: the Parallel Research Kernels' Sync_p2p (seed 004
-// §VI-A). A grid of `rows` x `cols` points is split by columns among the ranks; point (i, j)
-// becomes A[i-1][j] + A[i][j-1] - A[i-1][j-1], so row i of a rank can start only once its
-// left neighbour has finished row i and sent the value at its right edge. The ranks form a
-// pipeline along the rows; each iteration ends with the corner value fed back to the start.
+// Pipelined stencil with notified access: the Parallel Research Kernels' Sync_p2p, as in
+// "Notified Access: Extending Remote Memory Access Programming Models for Producer-Consumer
+// Synchronization" §VI-A. A grid of `rows` x `cols` points is split by columns among the
+// ranks; point (i, j) becomes A[i-1][j] + A[i][j-1] - A[i-1][j-1], so row i of a rank can
+// start only once its left neighbour has finished row i and sent the value at its right
+// edge. The ranks form a pipeline along the rows; each iteration ends with the corner value
+// fed back to the start.
 //
 // The halo value travels three ways, timed one after the other in the same run:
 //   notified  gannet::rput_notify into the neighbour's halo column, one persistent

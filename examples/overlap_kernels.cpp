@@ -1,6 +1,7 @@
 // Four kernels written with blocking one-sided copies (gannet::overlap::memput/memget), as a
 // UPC or MPI programmer would write them, and the same kernels with hand-written nonblocking
-// upcxx::rput/rget and futures, to compare (seed 002, §4.4):
+// upcxx::rput/rget and futures, to compare ("Automatic nonblocking communication for
+// partitioned global address space programs", §4.4):
 //
 //   halo  a 2-D grid split into row blocks: each iteration puts its two boundary rows into the
 //         neighbours' ghost rows (one memput per face), updates its interior meanwhile, and

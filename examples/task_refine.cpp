@@ -1,5 +1,6 @@
-// MADNESS-like adaptive refinement (seed 003 §3) with gannet::task_pool, against the seed's
-// baseline (a lock-protected remote task queue) and against ideal (serial time / ranks).
+// MADNESS-like adaptive refinement ("Asynchronous Programming in UPC: A Case Study and
+// Potential for Improvement" §3) with gannet::task_pool, against the case study's baseline
+// (a lock-protected remote task queue) and against ideal (serial time / ranks).
 //
 // A function, a sum of narrow Gaussians in [0,1]^D (D = 1: binary tree; D = 3: octree), is
 // projected on a tree of boxes. A refine task at box b (on b's owner: a hash of b's
@@ -7,14 +8,14 @@
 // work) and, for each child, spawns at the child's owner either a refine task, if the
 // function still varies on the child's scale, or an insert task, which stores the child's
 // coefficients in its owner's part of the tree (`insert_us` of work and a hash-map insert).
-// Work per task follows seed 003 Table 1: 1D refine 3 us, insert 1 us; 3D about 100x
-// heavier (refine 300 us, insert 15 us).
+// Work per task follows the UPC case study's Table 1: 1D refine 3 us, insert 1 us; 3D
+// about 100x heavier (refine 300 us, insert 15 us).
 //
 // Versions, each timed from rank 0's first spawn until every rank knows the tree is done:
 //   ideal  the same tasks run by one rank from a plain FIFO, time divided by the ranks
 //   pool   gannet::task_pool: spawn is one RPC record into the owner's queue, run()
 //          detects termination
-//   lock   the seed's baseline: each rank has a bounded task buffer in its shared heap
+//   lock   the case study's baseline: each rank has a bounded task buffer in its shared heap
 //          guarded by a lock word; a launch takes the owner's lock with a remote
 //          compare-and-swap, reads the tail, rputs the task, bumps the tail and unlocks;
 //          owners run their buffer, and idle ranks detect termination with two equal
@@ -165,7 +166,7 @@ void pool_refine(gannet::task_pool& pool, box b) {
   }
 }
 
-// ---- lock: the seed's remote task queue ----
+// ---- lock: the case study's remote task queue ----
 struct task_rec {
   std::int64_t refine;
   box b;

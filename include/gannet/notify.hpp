@@ -1,5 +1,6 @@
-// Notified access (seed 004; issue 12): one-sided transfers that tell the target they have
-// landed, matched there on source and tag. Gannet extension, not UPC++.
+// Notified access, after the paper "Notified Access: Extending Remote Memory Access
+// Programming Models for Producer-Consumer Synchronization": one-sided transfers that tell
+// the target they have landed, matched there on source and tag. Gannet extension, not UPC++.
 //
 // Origin:
 //   gannet::rput_notify(value, gp, tag, cxs)          put, then notify gp's owner
@@ -17,10 +18,10 @@
 //   req.test(&status)         make progress; true once expected_count matches have arrived
 //   req.wait()                the status {source, tag} of the last match
 //   req.async()               a future of that status
-// Matching (seed 004 §III): a notification goes to the oldest started request that accepts
-// its source and tag (any_source, any_tag are wildcards); notifications that find none wait,
-// in arrival order, for a request to start. Sources are ranks of the request's team; a
-// request takes notifications only from members of its team.
+// Matching (the Notified Access paper, §III): a notification goes to the oldest started
+// request that accepts its source and tag (any_source, any_tag are wildcards); notifications
+// that find none wait, in arrival order, for a request to start. Sources are ranks of the
+// request's team; a request takes notifications only from members of its team.
 //
 // Transport: between ranks of one machine a notification travels in a cache-line slot in
 // shared memory (of the target's ring, or of a lane of the producer's own once it notifies

@@ -1,4 +1,5 @@
-// Automatic overlap (Gannet extension; seed 002, Chen, Bonachea, Iancu and Yelick): blocking
+// Automatic overlap (Gannet extension, after "Automatic nonblocking communication for
+// partitioned global address space programs" by Chen, Bonachea, Iancu and Yelick): blocking
 // one-sided copies that the runtime makes nonblocking, prefetches and aggregates.
 //
 //   gannet::overlap::memput(dst, src, count)   returns once src may be reused
@@ -36,7 +37,7 @@
 // Restrictions: memput, memget and fence() block, so they are errors inside a callback that
 // progress runs (an RPC body, a then() callback), as wait() is; call them from the thread that
 // holds the master persona. Remote addresses that are read by a prefetch must stay allocated
-// while the phase that reads them may run again (the seed makes the same assumption): call
+// while the phase that reads them may run again (the paper makes the same assumption): call
 // fence() or phase_end() before you deallocate memory a phase has read, and the history of
 // ranges inside it is forgotten.
 //

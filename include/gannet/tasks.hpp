@@ -1,5 +1,5 @@
-// A distributed task pool with termination detection (seed 003; issue 13). Gannet extension,
-// not UPC++.
+// A distributed task pool with termination detection, after "Asynchronous Programming in
+// UPC: A Case Study and Potential for Improvement". Gannet extension, not UPC++.
 //
 //   gannet::task_pool pool;               (world)  or  gannet::task_pool pool(team);
 //       collective construction, in the order of the team's dist_object constructions

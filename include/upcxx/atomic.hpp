@@ -1,5 +1,6 @@
-// Remote atomics (spec chapter 13) with seed 000's fetching operations that write the fetched
-// value into memory.
+// Remote atomics (spec chapter 13) with the fetching operations that write the fetched value
+// into memory, from "Optimization of Asynchronous Communication Operations through Eager
+// Notifications".
 //
 // An atomic_domain<T> is created collectively over a team for a set of operations; T is
 // float, double, or a 32- or 64-bit integer. Every operation is non-blocking and completes

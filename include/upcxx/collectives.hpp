@@ -327,7 +327,8 @@ void reduce_nontrivial_op<Cxs, T, Op>::combine(coll_bytes& acc, const std::byte*
 
 // Debug codemode: collectives are issued by the thread holding the master persona (spec 12.1 ¶6),
 // and not from the restricted context: these (progress level internal or none) were
-// deprecated there in 2020.10 and are an error since UPC++ 2022.9 (spec issues 169, 185).
+// deprecated there in 2020.10 and are an error since UPC++ 2022.9 (UPC++ specification
+// issues 169 and 185).
 inline void coll_check_caller([[maybe_unused]] const char* what) {
 #if UPCXX_ASSERT_ENABLED
   if (UPCXX_DETAIL_UNLIKELY(in_progress())) fail_collective_restricted(what);

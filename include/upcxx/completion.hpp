@@ -1,4 +1,5 @@
-// Completions (spec chapter 7) with the eager/deferred factories of seed 000 §III-A.
+// Completions (spec chapter 7) with the eager/deferred factories of "Optimization of
+// Asynchronous Communication Operations through Eager Notifications" §III-A.
 //
 //   source_cx::    as_future, as_promise, as_lpc, as_buffered, as_blocking,
 //                  as_eager_future, as_defer_future, as_eager_promise, as_defer_promise

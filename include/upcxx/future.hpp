@@ -4,7 +4,7 @@
 // A future is a handle; copies share one state. Representations, cheapest first:
 //   ready, values inline   cell_ == nullptr; small trivially copyable values live in the
 //                          future itself (future<> has none). No allocation, so eager
-//                          completions (seed 000) and make_future() cost nothing.
+//                          completions and make_future() cost nothing.
 //   never ready            cell_ == never_cell(): a default-constructed future.
 //   shared cell            anything else: a reference-counted value_cell (detail/future_cell.hpp).
 //
@@ -161,8 +161,9 @@ class future {
   }
   ~future() { release(); }
 
-  // Whether the results are available. is_ready() is the name UPC++ 2023.9 gave it (spec
-  // issue 206); ready() is the original spelling, kept for the programs that use it.
+  // Whether the results are available. is_ready() is the name UPC++ 2023.9 gave it (UPC++
+  // specification issue 206); ready() is the original spelling, kept for the programs that
+  // use it.
   bool is_ready() const noexcept {
     return cell_ == nullptr || (detail::is_real_cell(cell_) && cell_->ready());
   }
@@ -636,9 +637,10 @@ Result pick_input(std::size_t which, F&& f, Rest&&... rest) {
 
 template <typename Result, typename... Fs>
 Result when_all_futures(Fs&&... fs) {
-  // Seed 000 §III-C: when at most one input is pending or carries values and every other
-  // input is a ready future<>, those others add nothing: the result is that input itself
-  // (same type, necessarily), so no cell is allocated.
+  // "Optimization of Asynchronous Communication Operations through Eager Notifications"
+  // §III-C: when at most one input is pending or carries values and every other input is a
+  // ready future<>, those others add nothing: the result is that input itself (same type,
+  // necessarily), so no cell is allocated.
   constexpr std::size_t n = sizeof...(Fs);
   const bool ready[n] = {fs.ready()...};
   constexpr bool valueless[n] = {(std::tuple_size_v<typename detail::remove_cvref_t<Fs>::results_type> == 0)...};
@@ -678,8 +680,8 @@ typename concat_future<as_future_t<Args>...>::type when_all_impl(Args&&... futur
   if constexpr (sizeof...(Args) == 0) {
     return result_future::make_ready();
   } else if constexpr (sizeof...(Args) == 2 && (std::is_same_v<remove_cvref_t<Args>, future<>> && ...)) {
-    // The conjoining loop `f = when_all(f, op())` (seed 000 §II-A) kept small enough to
-    // inline: a ready future<> adds nothing to the other one.
+    // The conjoining loop `f = when_all(f, op())` (the Eager Notifications paper, §II-A),
+    // kept small enough to inline: a ready future<> adds nothing to the other one.
     auto pick = [](auto&& a, auto&& b) -> future<> {
       if (b.ready()) return std::forward<decltype(a)>(a);
       if (a.ready()) return std::forward<decltype(b)>(b);

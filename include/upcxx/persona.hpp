@@ -188,8 +188,9 @@ bool in_progress();
 // operations need progress, so every selection gets the same, conservative, answer.
 //
 // discharge() makes progress, so it may not be called inside the restricted context (UPC++
-// 2023.9, spec issue 104): debug codemode reports it. Precondition of the scope forms
-// (checked in debug codemode): ps is one of the calling thread's live persona scopes.
+// 2023.9, UPC++ specification issue 104): debug codemode reports it. Precondition of the
+// scope forms (checked in debug codemode): ps is one of the calling thread's live persona
+// scopes.
 bool progress_required();
 bool progress_required(persona_scope& ps);
 void discharge();

@@ -4,7 +4,7 @@
 // Paths: when the target is load/store addressable from this process (every rank on this
 // machine) the data moves by a plain copy before the call returns, and every completion
 // event has happened synchronously: eager notifications are delivered at once with no
-// allocation (seed 000). Otherwise the operation goes through the transport and its
+// allocation. Otherwise the operation goes through the transport and its
 // notifications arrive during later user-level progress of the initiating persona.
 //
 // Progress level: internal (the call may poll the transport). Memory ordering as spec

@@ -67,7 +67,7 @@ struct is_trivially_serializable<std::array<T, N>> : std::bool_constant<is_trivi
 template <typename T>
 struct is_trivially_serializable<std::optional<T>> : std::bool_constant<is_trivially_serializable<T>::value> {};
 // Trivially copyable, but its bytes are an address: it serializes its referent instead
-// (UPC++ 2022.9, spec issue 199).
+// (UPC++ 2022.9, UPC++ specification issue 199).
 template <typename T>
 struct is_trivially_serializable<std::reference_wrapper<T>> : std::false_type {};
 // Stateless; libstdc++ gives it a user-provided copy constructor (spec 6.3 ¶23).

@@ -38,7 +38,7 @@ enum class entry_barrier { none, internal, user };
 namespace detail {
 // Debug codemode: a collective (team, dist_object and atomic_domain construction and
 // destruction included) initiated inside the restricted context reports it and aborts; an
-// error since UPC++ 2022.9 (spec issues 169, 185). src/coll/coll.cpp.
+// error since UPC++ 2022.9 (UPC++ specification issues 169 and 185). src/coll/coll.cpp.
 [[noreturn]] void fail_collective_restricted(const char* what);
 inline void check_collective_context([[maybe_unused]] const char* what) {
 #if UPCXX_ASSERT_ENABLED

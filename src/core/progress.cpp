@@ -282,8 +282,8 @@ bool progress_required_here() {
 }
 
 void discharge_here(const char* what) {
-  // UPC++ 2023.9 (spec issue 104): an error in the restricted context, where it could
-  // wait on progress that cannot happen.
+  // UPC++ 2023.9 (UPC++ specification issue 104): an error in the restricted context, where
+  // it could wait on progress that cannot happen.
   if (detail::debug_checks_enabled() && tls().in_user_progress) detail::fail_restricted(what);
   while (progress_required_here()) progress(progress_level::internal);
 }

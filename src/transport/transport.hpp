@@ -39,9 +39,10 @@ enum cx_bits : std::uint8_t { cx_none = 0, cx_source = 1, cx_remote = 2, cx_all 
 
 enum op_flags : std::uint32_t {
   op_none = 0,
-  // Never stall on back-pressure: return status::would_block instead (seed 001, immediate
-  // mode injection). Without it a sender that meets a full queue keeps servicing its own
-  // incoming traffic until there is room, so a cycle of full queues cannot deadlock.
+  // Never stall on back-pressure: return status::would_block instead (immediate-mode
+  // injection, as in the poster "UPC++ and GASNet-EX: PGAS Support for Exascale Apps and
+  // Runtimes"). Without it a sender that meets a full queue keeps servicing its own incoming
+  // traffic until there is room, so a cycle of full queues cannot deadlock.
   op_immediate = 1u << 0,
   // put only: `src` is valid only during the call (the value of a scalar upcxx::rput): the
   // transport must have read or copied it by the time it returns, and report cx_source.
@@ -63,7 +64,8 @@ class completion_sink {
 };
 
 // Result of an RMA injection: `done` holds the completions that happened synchronously,
-// before the call returned (the runtime uses it for eager notification, seed 000 §III). The
+// before the call returned (the runtime uses it for eager notification, as in "Optimization
+// of Asynchronous Communication Operations through Eager Notifications" §III). The
 // remaining bits of cx_all will be delivered to the sink during poll().
 struct op_result {
   status st = status::ok;
