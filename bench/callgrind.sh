@@ -23,5 +23,6 @@ for notify in 0 1; do
     printf "  rput(...).wait()    %7.1f instructions\n", n["rput_wait"] / 20000
     printf "  rpc_ff send         %7.1f\n", n["rpc_ff_send"] / 200
     printf "  rpc_ff dispatch     %7.1f\n", n["rpc_ff_dispatch"] / 200
+    printf "  progress() idle     %7.1f\n", n["progress_idle"] / 20000
     printf "  rpc round trip      %7.1f\n", n["rpc_roundtrip"] / 2000 }'
 done

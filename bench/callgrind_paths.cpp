@@ -1,6 +1,6 @@
 // Instructions per operation on the hot paths, counted by callgrind at one rank (deterministic:
-// no waiting on another process): rput(...).wait(), rpc_ff send, rpc_ff dispatch and an empty
-// rpc round trip. Run by bench/callgrind.sh, with notified access linked or not (GANNET_LINK_NOTIFY=1).
+// no waiting on another process): rput(...).wait(), rpc_ff send, rpc_ff dispatch, an idle
+// progress() and an empty rpc round trip. Run by bench/callgrind.sh, with notified access linked or not (GANNET_LINK_NOTIFY=1).
 #include <upcxx/upcxx.hpp>
 #include <valgrind/callgrind.h>
 #if GANNET_LINK_NOTIFY
@@ -26,6 +26,9 @@ int main() {
     while (g_got < 200) upcxx::progress();
     CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT("rpc_ff_dispatch");
   }
+  CALLGRIND_TOGGLE_COLLECT;
+  for (int i = 0; i < N; ++i) upcxx::progress();  // nothing to do: what every idle poll costs
+  CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT("progress_idle");
   for (int i = 0; i < 100; ++i) upcxx::rpc(0, [] {}).wait();
   CALLGRIND_TOGGLE_COLLECT;
   for (int i = 0; i < N / 10; ++i) upcxx::rpc(0, [] {}).wait();

@@ -73,6 +73,7 @@ inline bool run_poll_hooks() {
   for (int i = 0; i < hooks_detail::g_poll.n; ++i) did = hooks_detail::g_poll.fn[i]() || did;
   return did;
 }
+inline bool finish_hooks_registered() { return hooks_detail::g_finish.n > 0; }
 inline bool run_finish_hooks() {
   bool did = false;
   for (int i = 0; i < hooks_detail::g_finish.n; ++i) did = hooks_detail::g_finish.fn[i]() || did;

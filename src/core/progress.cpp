@@ -44,15 +44,25 @@ struct thread_state {
   persona_scope default_scope{detail::implicit_scope_tag{}, default_p};
   std::vector<persona_scope*> scopes;  // live scopes, innermost last; front() is default_scope
   bool in_user_progress = false;
+  int master_depth = 0;  // how many times g_master is on `stack` (every pass asks)
   thread_state() {
     stack.push_back(&default_p);
     scopes.push_back(&default_scope);
   }
 };
 
-thread_state& tls() {
+// Every progress pass and persona query starts here. A thread_local with a constructor pays a
+// guard (and a call) on each access; a pointer with constant initialization is one load.
+constinit thread_local thread_state* t_state = nullptr;
+[[gnu::noinline]] thread_state& tls_first() {
   thread_local thread_state t;
+  t_state = &t;
   return t;
+}
+inline thread_state& tls() {
+  if (thread_state* s = t_state) [[likely]]
+    return *s;
+  return tls_first();
 }
 
 // One pass of progress; returns whether anything happened. `waiting`: the caller checks
@@ -70,16 +80,17 @@ bool progress_once(progress_level level, bool waiting = false) {
   if (detail::g_state.init_count > 0) {
     // RPCs run only in user-level progress of the master persona (spec §9.1, §10.5);
     // arriving otherwise they wait in the backlog.
-    const bool rpcs_here = user && g_master.active_with_caller();
+    const bool rpcs_here = user && t.master_depth > 0;  // g_master.active_with_caller()
     // RPC bodies, then() callbacks and LPCs report an exception that leaves them themselves
     // (detail::guard_callback, in the program's codemode), before it unwinds library frames.
     gannet::runtime::runtime_lock lock;
     gannet::runtime::rpc_flush();  // what we sent since the last progress leaves first
+    gannet::runtime::rpc_pass_begins();
     gannet::runtime::rpc_direct_scope direct(rpcs_here);
     if (rpcs_here) did = gannet::runtime::rpc_run_backlog();
     auto& tp = gannet::runtime::the_transport();
     did = (waiting ? tp.poll_waiting() : tp.poll()) || did;
-    did = gannet::runtime::world_barrier_poll() || did;  // collectives riding the world barrier
+    if (gannet::runtime::world_barrier_queued()) did = gannet::runtime::world_barrier_poll() || did;  // collectives riding it
     did = gannet::runtime::run_poll_hooks() || did;      // extensions (notified access on this machine)
     // A barrier completed: the calls that reached us before it run before its completion
     // is seen by any callback below (runtime.hpp, barriers deliver).
@@ -91,12 +102,14 @@ bool progress_once(progress_level level, bool waiting = false) {
   // Top of the stack first; a persona pushed twice is served once (the upper copy).
   try {
     // Requests of notified access completed meanwhile (their futures belong to the master).
-    if (detail::g_state.init_count > 0 && g_master.active_with_caller()) did = gannet::runtime::run_finish_hooks() || did;
+    if (gannet::runtime::finish_hooks_registered() && detail::g_state.init_count > 0 && t.master_depth > 0)
+      did = gannet::runtime::run_finish_hooks() || did;
     for (std::size_t i = t.stack.size(); i-- > 0;) {
       persona* p = t.stack[i];
+      if (!p->has_user_work()) continue;
       bool seen_above = false;
       for (std::size_t j = i + 1; j < t.stack.size(); ++j) seen_above = seen_above || t.stack[j] == p;
-      if (!seen_above && p->has_user_work()) did = p->run_user_work() || did;
+      if (!seen_above) did = p->run_user_work() || did;
     }
   } catch (...) {
     escaped_from("a callback run by upcxx::progress() (a completion, then() callback or LPC)");
@@ -177,6 +190,7 @@ bool persona::run_user_work() {
 }
 
 bool persona::active_with_caller() const {
+  if (this == &g_master) return tls().master_depth > 0;  // asked on every progress pass
   for (persona* p : tls().stack)
     if (p == this) return true;
   return false;
@@ -193,12 +207,14 @@ void liberate_master_persona() {
                         "on top of its persona stack (spec 10.5.1: call it from the thread that called init, "
                         "before pushing other personas)");
   st.pop_back();
+  --tls().master_depth;
 }
 
 void persona_scope::push(persona& p) {
   persona_ = &p;
   auto& t = tls();
   t.stack.push_back(&p);
+  if (&p == &g_master) ++t.master_depth;
   t.scopes.push_back(this);
   active_ = true;
 }
@@ -208,6 +224,7 @@ persona_scope::~persona_scope() {
     auto& t = tls();
     if (t.stack.size() < 2 || t.stack.back() != persona_ || t.scopes.back() != this)
       gannet::util::fatal("persona_scope destroyed out of order (spec 10.5.2: scopes nest)");
+    if (t.stack.back() == &g_master) --t.master_depth;
     t.stack.pop_back();
     t.scopes.pop_back();
   }
@@ -354,6 +371,7 @@ void runtime_push_master_persona() {
   for (persona* p : st)
     if (p == &g_master) return;
   st.push_back(&g_master);
+  ++tls().master_depth;
 }
 
 }  // namespace upcxx

@@ -117,13 +117,9 @@ struct backoff {
 
 }  // namespace
 
-transport::transport& the_transport() { return *rt().tp; }
+transport::transport* g_transport = nullptr;
 
-namespace {
 unsigned g_spin_limit = 64;
-}
-
-unsigned spin_limit() { return g_spin_limit; }
 
 // With more ranks than cores on this machine (4 ranks on 2 cores in CI), a rank that spins
 // only delays the rank it waits for, which needs the core: yield almost at once.
@@ -150,13 +146,15 @@ void big_unlock() {
   g_big_lock.unlock();
 }
 
-runtime_unlock::runtime_unlock() : levels_(t_lock_levels) {
-  for (int i = 0; i < levels_; ++i) g_big_lock.unlock();
+int unlock_all_levels() {
+  const int levels = t_lock_levels;
+  for (int i = 0; i < levels; ++i) g_big_lock.unlock();
   t_lock_levels = 0;
+  return levels;
 }
-runtime_unlock::~runtime_unlock() {
-  for (int i = 0; i < levels_; ++i) g_big_lock.lock();
-  t_lock_levels = levels_;
+void relock_levels(int levels) {
+  for (int i = 0; i < levels; ++i) g_big_lock.lock();
+  t_lock_levels = levels;
 }
 heap_allocator& my_heap() { return *rt().heap; }
 
@@ -199,22 +197,30 @@ bool g_wb_in_flight = false;
 // per pass, and progress leaves it alone (a second test per pass, another read of the line
 // the partner is about to write, slowed a 2-rank barrier by a quarter).
 bool g_wb_direct = false;
+// After every change of the two above.
+void wb_update() { g_wb_queued = !g_wb_direct && !g_wb_queue.empty(); }
 }  // namespace
+bool g_wb_queued = false;
 
 bool world_barrier_begin_direct() {
   if (!g_wb_queue.empty()) return false;
   rpc_flush();  // batched calls leave before we arrive (see world_barrier_poll)
   rt().tp->barrier_arrive();
   g_wb_direct = true;
+  wb_update();
   return true;
 }
 
 void world_barrier_end_direct() {
   g_wb_direct = false;
+  wb_update();
   world_barrier_poll();  // collectives queued meanwhile (from callbacks) arrive next
 }
 
-void world_barrier_enqueue(world_barrier_user u) { g_wb_queue.push_back(u); }
+void world_barrier_enqueue(world_barrier_user u) {
+  g_wb_queue.push_back(u);
+  wb_update();
+}
 
 bool world_barrier_poll() {
   if (g_wb_direct || g_wb_queue.empty()) return false;
@@ -226,6 +232,7 @@ bool world_barrier_poll() {
       g_wb_in_flight = false;
       const world_barrier_user u = g_wb_queue.front();
       g_wb_queue.pop_front();
+      wb_update();
       barrier_completed();  // progress drains what arrived before its callbacks (runtime.hpp)
       u.done(u.ctx);
       did = true;
@@ -341,6 +348,7 @@ void detail::init_library(bool par, bool debug) {
 
   if (!r.tp) {
     r.tp = gannet::transport::make_transport(gannet::runtime::heap_size_from_env());
+    gannet::runtime::g_transport = r.tp.get();
     char prefix[48];
     std::snprintf(prefix, sizeof prefix, "gannet rank %d", r.tp->rank_me());
     gannet::util::set_log_prefix(prefix);

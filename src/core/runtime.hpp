@@ -39,7 +39,8 @@ class transport;
 
 namespace gannet::runtime {
 
-transport::transport& the_transport();
+extern transport::transport* g_transport;  // runtime.cpp: set when the transport is made
+inline transport::transport& the_transport() { return *g_transport; }
 heap_allocator& my_heap();
 // Large RPC records of ours in the shared heap that their targets still read (rpc/outgoing.cpp).
 std::size_t rpc_large_outstanding();
@@ -55,7 +56,13 @@ std::size_t rpc_large_outstanding();
 // on their way, and runs the backlog; it returns whether it ran anything (rpc/backlog.cpp).
 void deliver_before_barrier();
 void barrier_completed(bool through_queue = false);
-bool rpc_drain_after_barrier();
+// A barrier completed here since the last drain (rpc/backlog.cpp): inline, since every pass asks.
+extern std::atomic<bool> g_barrier_drain;
+bool rpc_drain_after_barrier_now();
+inline bool rpc_drain_after_barrier() {
+  if (!g_barrier_drain.load(std::memory_order_relaxed)) [[likely]] return false;
+  return rpc_drain_after_barrier_now();
+}
 
 // Extensions (src/ext/*) hear of synchronization points and progress through hooks.hpp.
 
@@ -70,6 +77,10 @@ struct world_barrier_user {
 };
 void world_barrier_enqueue(world_barrier_user u);  // runtime lock held
 bool world_barrier_poll();                         // runtime lock held; whether anything moved
+// Whether world_barrier_poll has anything to do (something queued, and barrier() is not
+// testing its own arrival): one load for the progress pass that usually finds nothing.
+extern bool g_wb_queued;
+inline bool world_barrier_queued() { return g_wb_queued; }
 // barrier() with nothing queued: arrive now and test the transport directly (true), ending with
 // world_barrier_end_direct(); queued collectives wait until then. False when something is queued.
 bool world_barrier_begin_direct();
@@ -106,7 +117,8 @@ void enable_thread_safety();
 
 // How many idle polls a waiting loop makes before it yields the core: few when this
 // machine runs more ranks than it has cores (chosen at init).
-unsigned spin_limit();
+extern unsigned g_spin_limit;  // runtime.cpp, set at init
+inline unsigned spin_limit() { return g_spin_limit; }
 void choose_spin_limit(int local_ranks, int cores);
 
 // A waiting loop's judgement of when to give the core away (future::wait(),
@@ -149,10 +161,16 @@ class runtime_lock {
 // the object, around user code that runs inside the library (an RPC's body): user code may
 // take its own locks, and a thread holding one of them while it calls into the library
 // would otherwise deadlock against us.
+int unlock_all_levels();            // runtime.cpp: releases every level; returns how many
+void relock_levels(int levels);
+// Inline for the same reason as runtime_lock: every RPC body runs inside one. Without
+// thread safety no level is ever held (runtime_lock takes none), so there is nothing to do.
 class runtime_unlock {
  public:
-  runtime_unlock();
-  ~runtime_unlock();
+  runtime_unlock() : levels_(g_thread_safe.load(std::memory_order_relaxed) ? unlock_all_levels() : 0) {}
+  ~runtime_unlock() {
+    if (levels_) relock_levels(levels_);
+  }
   runtime_unlock(const runtime_unlock&) = delete;
   runtime_unlock& operator=(const runtime_unlock&) = delete;
 

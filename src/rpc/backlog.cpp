@@ -29,9 +29,9 @@ bool rpc_run_backlog() {
 }
 
 // ---- barriers deliver (runtime.hpp) ----
-namespace {
 // A barrier completed here since the last drain (set with or without the runtime lock).
 std::atomic<bool> g_barrier_drain{false};
+namespace {
 std::atomic<bool> g_drain_queue{false};  // and the transport's queue must be drained
 }
 
@@ -57,8 +57,7 @@ void barrier_completed(bool through_queue) {
   g_barrier_drain.store(true, std::memory_order_relaxed);
 }
 
-bool rpc_drain_after_barrier() {
-  if (!g_barrier_drain.load(std::memory_order_relaxed)) [[likely]] return false;
+bool rpc_drain_after_barrier_now() {
   g_barrier_drain.store(false, std::memory_order_relaxed);
   auto& tp = the_transport();
   bool did = g_drain_queue.exchange(false, std::memory_order_relaxed) && tp.drain_arrived();

@@ -164,6 +164,18 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   const std::size_t padded = upcxx::detail::rpc_pad16(bytes);
   auto& b = s.batches[static_cast<std::size_t>(target)];
   if (padded <= g_batch_record_max) [[likely]] {
+    // The first record since a progress pass began, with nothing batched for its target
+    // (so order is kept): it leaves now, from the caller's buffer, alone in its message.
+    // Immediate: a send that would wait for room (and poll) batches instead.
+    if (g_send_now && b.used == 0) {
+      g_send_now = false;
+      if (target == upcxx::detail::g_state.rank_me) g_sent_to_self.store(true, std::memory_order_relaxed);
+      reinterpret_cast<rpc_wire*>(record)->bytes = static_cast<std::uint32_t>(bytes);  // alone: no padding
+      auto status = the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(record, bytes),
+                                            tr::op_immediate);
+      if (status == tr::status::ok) [[likely]] return;
+      if (status != tr::status::would_block) util::fatal("sending an RPC to rank %d failed", target);
+    }
     if (b.used + padded > g_batch_bytes) flush(target);
     append(target, record, bytes, padded);
     return;
@@ -290,8 +302,6 @@ using namespace rpc_impl;
 
 std::size_t rpc_large_outstanding() { return g_large_outstanding; }
 
-bool rpc_batched() { return g_batched.load(std::memory_order_relaxed); }
-
 void rpc_flush_to(int target) {
   runtime_lock lock;
   flush(target);
@@ -324,11 +334,6 @@ void internal_send(int target, internal_id id, const void* head, std::size_t hea
   send(target, record, bytes);
 }
 
-bool rpc_flush() {
-  if (!g_batched.load(std::memory_order_relaxed)) return false;
-  flush_all();
-  return true;
-}
 
 }  // namespace gannet::runtime
 

@@ -28,6 +28,7 @@ constinit thread_local bool t_direct = false;
 constinit thread_local int t_in_handler = 0;
 std::size_t g_max_inline = 0;
 std::atomic<bool> g_batched{false};
+bool g_send_now = false;
 std::atomic<bool> g_sent_to_self{false};
 std::unordered_map<upcxx::intrank_t, inbound> g_inbound;
 std::vector<batch_buffer> g_spare_batches;
@@ -57,10 +58,6 @@ void rpc_attach(transport::transport& tp) {
   tp.am_register(am_fragment, on_fragment);
 }
 
-rpc_direct_scope::rpc_direct_scope(bool allow) : previous_(t_direct) { t_direct = allow; }
-rpc_direct_scope::~rpc_direct_scope() { t_direct = previous_; }
 
-runtime_handler_scope::runtime_handler_scope() { ++t_in_handler; }
-runtime_handler_scope::~runtime_handler_scope() { --t_in_handler; }
 
 }  // namespace gannet::runtime

@@ -16,6 +16,7 @@
 // nothing), and each record is delivered exactly once.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -30,11 +31,29 @@ void rpc_attach(transport::transport& tp);
 // Registers the non-contiguous RMA runtime-message handlers (vis.cpp), after rpc_attach.
 void vis_attach();
 
+// The few pieces of RPC state that every progress pass reads, declared here so that the
+// checks below inline (rpc.cpp and outgoing.cpp define them). Hidden: the library's own.
+namespace rpc_impl {
+[[gnu::visibility("hidden")]] extern constinit thread_local bool t_direct;   // calls may run in place
+[[gnu::visibility("hidden")]] extern constinit thread_local int t_in_handler;  // inside our handlers
+[[gnu::visibility("hidden")]] extern std::atomic<bool> g_batched;            // records wait in batches
+[[gnu::visibility("hidden")]] extern bool g_send_now;  // the next record may leave at once (outgoing.cpp)
+[[gnu::visibility("hidden")]] void flush_all();
+}  // namespace rpc_impl
+
+// A progress pass begins (runtime lock held): the first record sent after it, to a target
+// with nothing batched, leaves at once instead of waiting for the next flush; later ones
+// batch until the next pass. A call made by a program that then waits, and a reply sent by
+// a handler, thus leave without a batch's copy and flush, while a stream of calls made
+// between two progress calls still shares batches (outgoing.cpp, send()).
+inline void rpc_pass_begins() { rpc_impl::g_send_now = true; }
+
 // While alive, incoming calls may run in place (user-level progress of the master persona).
+// Inline: every progress pass and every flush sets one.
 class rpc_direct_scope {
  public:
-  explicit rpc_direct_scope(bool allow);
-  ~rpc_direct_scope();
+  explicit rpc_direct_scope(bool allow) : previous_(rpc_impl::t_direct) { rpc_impl::t_direct = allow; }
+  ~rpc_direct_scope() { rpc_impl::t_direct = previous_; }
   rpc_direct_scope(const rpc_direct_scope&) = delete;
   rpc_direct_scope& operator=(const rpc_direct_scope&) = delete;
 
@@ -46,9 +65,13 @@ class rpc_direct_scope {
 bool rpc_run_backlog();
 
 // Sends every outgoing batch (with the runtime lock held); returns whether any was waiting.
-bool rpc_flush();
+inline bool rpc_flush() {
+  if (!rpc_impl::g_batched.load(std::memory_order_relaxed)) return false;
+  rpc_impl::flush_all();
+  return true;
+}
 // Whether outgoing records wait in batches (any thread may ask, without the lock).
-bool rpc_batched();
+inline bool rpc_batched() { return rpc_impl::g_batched.load(std::memory_order_relaxed); }
 
 // Runtime messages: the library's own requests and replies (remote atomics, collectives,
 // non-contiguous RMA) travel as records of kind rpc_internal in the same per-target batches
@@ -79,8 +102,8 @@ void rpc_flush_to(int target);
 // makes must not wait by polling (a module's own active-message handlers use it).
 class runtime_handler_scope {
  public:
-  runtime_handler_scope();
-  ~runtime_handler_scope();
+  runtime_handler_scope() { ++rpc_impl::t_in_handler; }
+  ~runtime_handler_scope() { --rpc_impl::t_in_handler; }
   runtime_handler_scope(const runtime_handler_scope&) = delete;
   runtime_handler_scope& operator=(const runtime_handler_scope&) = delete;
 };

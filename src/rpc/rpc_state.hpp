@@ -97,12 +97,10 @@ struct rpc_state {
 extern rpc_state g_rpc;
 inline rpc_state& st() { return g_rpc; }
 
-// constinit: a thread_local of another file is then read directly, without a TLS wrapper call.
-extern constinit thread_local bool t_direct;  // inside master user progress: calls may run in place
-extern constinit thread_local int t_in_handler;   // inside our transport handlers: poll() cannot be re-entered
+// t_direct, t_in_handler, g_batched and flush_all() are declared in rpc_internal.hpp (progress
+// reads them); constinit there lets a thread_local of another file be read without a TLS
+// wrapper call.
 extern std::size_t g_max_inline;        // the transport's medium-message limit, read at attach
-// Whether any batch holds records; read without the runtime lock by progress_required().
-extern std::atomic<bool> g_batched;
 // We sent calls to ourselves since a barrier last completed here (see barrier_completed).
 extern std::atomic<bool> g_sent_to_self;
 
@@ -132,8 +130,7 @@ extern std::vector<batch_buffer> g_spare_batches;  // capacity reserved at attac
 // ---- outgoing.cpp ----
 // Sends target's batch now (runtime lock held).
 void flush(upcxx::intrank_t target);
-// Sends every batch (runtime lock held).
-void flush_all();
+// Appends a record to target's batch, or sends it alone when it is too large for one.
 void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes);
 bool try_send(upcxx::intrank_t target, std::byte* record, std::size_t bytes);
 // A target is done with one of our large records.

@@ -142,6 +142,14 @@ class smp_transport final : public transport {
                  std::span<const std::byte> payload, std::uint32_t flags) override {
     if (header.size() + payload.size() > smp::ring::max_body) return status::unsupported;
     util::count_message(header.size() + payload.size());
+    // The common case, kept small: nothing parked for anyone, and room in r's ring.
+    if (outbox_.size() == 0 && try_send(r, id, header, payload)) [[likely]] return status::ok;
+    return am_send_waiting(r, id, header, payload, flags);
+  }
+
+  // am_send when messages wait in the outbox or r's ring is full.
+  [[gnu::noinline]] status am_send_waiting(rank_t r, am_handler_id id, std::span<const std::byte> header,
+                                           std::span<const std::byte> payload, std::uint32_t flags) {
     unsigned spins = 0;
     // Messages to one rank leave in order: behind any that wait in its outbox.
     while (!outbox_drained(r) || !try_send(r, id, header, payload)) {
