@@ -14,6 +14,7 @@ record foundation-n4 "$run" -n 4 "$build/bench/gannet-bench-foundation"
 record futures "$run" -n 2 "$build/bench/gannet-bench-futures"
 record gups "$run" -n 2 --shared-heap 64MB "$build/bench/gannet-bench-gups" 22 5
 record rpc "$run" -n 2 "$build/bench/gannet-bench-rpc"
+record rpc-latency "$run" -n 2 "$build/bench/gannet-bench-rpc_latency"
 record atomics "$run" -n 2 "$build/bench/gannet-bench-atomics"
 record coll-n2 "$run" -n 2 "$build/bench/gannet-bench-coll"
 record coll-n4 "$run" -n 4 "$build/bench/gannet-bench-coll" 5000
