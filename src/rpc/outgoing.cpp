@@ -334,7 +334,6 @@ void internal_send(int target, internal_id id, const void* head, std::size_t hea
   send(target, record, bytes);
 }
 
-
 }  // namespace gannet::runtime
 
 namespace upcxx::detail {
