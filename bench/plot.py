@@ -229,6 +229,17 @@ def svg_text(x, y, s, anchor="start", size=FONT, fill="#000", extra=""):
             f'{escape(s)}</text>')
 
 
+def svg_open(W, H, title, heading, lines):
+    """The opening of a chart: the svg element, its title, a white page, a bold heading and
+    the explanatory lines under it (16 px apart)."""
+    return ([f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
+             f'font-family="sans-serif" font-size="{FONT}">',
+             f"<title>{title}</title>",
+             f'<rect width="{W}" height="{H}" fill="white"/>',
+             svg_text(16, 22, heading, size=15, extra=' font-weight="bold"')] +
+            [svg_text(16, 40 + 16 * i, line, fill="#333") for i, line in enumerate(lines)])
+
+
 def chart_limits(results, errors):
     rows = []  # (group title) or (label, ref label, file, [(ratio, g, lim)])
     cache = {}
@@ -262,16 +273,12 @@ def chart_limits(results, errors):
     H = int(T + n_rows * ROW + n_groups * 26 + 62)
     sx = lambda v: L + PW * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
-           f'font-family="sans-serif" font-size="{FONT}">',
-           "<title>Gannet's on-node operations as a ratio to the physical limit measured in the same run</title>",
-           f'<rect width="{W}" height="{H}" fill="white"/>',
-           svg_text(16, 22, "Gannet's on-node operations as a ratio to a physical limit measured in the same run",
-                    size=15, extra=' font-weight="bold"'),
-           svg_text(16, 40, "Ratio = Gannet's best time in one launch ÷ the limit's best time in that launch "
-                            "(lower is better; 1 = at the limit). Log scale.", fill="#333"),
-           svg_text(16, 56, "Dot: one launch. Bar: from 1 to the median of the launches. "
-                            "Files under bench/results/; 2-core x86-64 VM, -O3, opt codemode.", fill="#333")]
+    out = svg_open(W, H, "Gannet's on-node operations as a ratio to the physical limit measured in the same run",
+                   "Gannet's on-node operations as a ratio to a physical limit measured in the same run",
+                   ["Ratio = Gannet's best time in one launch ÷ the limit's best time in that launch "
+                    "(lower is better; 1 = at the limit). Log scale.",
+                    "Dot: one launch. Bar: from 1 to the median of the launches. "
+                    "Files under bench/results/; 2-core x86-64 VM, -O3, opt codemode."])
     top, bottom = T - 6, H - 48
     for t in ticks:
         x = sx(t)
@@ -343,18 +350,14 @@ def chart_collectives(results, errors):
     H = int(T + sum(30 + len(p[3]) * (2 * ROW + 8) for p in panels) + 66)
     sx = lambda v: L + PW * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
-           f'font-family="sans-serif" font-size="{FONT}">',
-           "<title>Gannet's collectives against Open MPI 4.1's on one machine</title>",
-           f'<rect width="{W}" height="{H}" fill="white"/>',
-           svg_text(16, 22, "Collectives: Gannet against Open MPI 4.1 on the same machine", size=15,
-                    extra=' font-weight="bold"'),
-           svg_text(16, 40, "Time per operation, ns, log scale (lower is better). Dot: best time of one launch; "
-                            "line: the range of the launches.", fill="#333"),
-           svg_text(16, 56, "The two libraries ran one after the other, not paired: the VM's virtual cores "
-                            "change placement between launches,", fill="#333"),
-           svg_text(16, 72, "which moves both by up to 3x. Broadcast and reduce_one are pipelined loops "
-                            "(throughput more than latency).", fill="#333")]
+    out = svg_open(W, H, "Gannet's collectives against Open MPI 4.1's on one machine",
+                   "Collectives: Gannet against Open MPI 4.1 on the same machine",
+                   ["Time per operation, ns, log scale (lower is better). Dot: best time of one launch; "
+                    "line: the range of the launches.",
+                    "The two libraries ran one after the other, not paired: the VM's virtual cores "
+                    "change placement between launches,",
+                    "which moves both by up to 3x. Broadcast and reduce_one are pipelined loops "
+                    "(throughput more than latency)."])
     top, bottom = T - 4, H - 54
     for t in ticks:
         x = sx(t)

@@ -36,9 +36,8 @@ std::int64_t now_ns() {
 struct sampled {
   double min = 0, median = 0;
 };
-sampled summarize(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v.front(), v[v.size() / 2]};
+sampled summarize(const std::vector<double>& v) {
+  return {*std::min_element(v.begin(), v.end()), gb::detail::median_of(v)};
 }
 
 void row(const char* name, sampled s, std::size_t n, double limit, const char* limit_name) {

@@ -106,7 +106,7 @@ void flush(upcxx::intrank_t target) {
   batch_buffer buf = std::move(b.buf);
   std::size_t used = std::exchange(b.used, 0);
   rpc_direct_scope internal_only(false);
-  if (target == upcxx::detail::g_state.rank_me) g_sent_to_self.store(true, std::memory_order_relaxed);
+  note_sent(target);
   auto status = the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(buf.get(), used), tr::op_none);
   if (status != tr::status::ok) util::fatal("sending a batch of RPCs to rank %d failed", target);
   release_batch_buffer(std::move(buf));
@@ -169,7 +169,7 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
     // Immediate: a send that would wait for room (and poll) batches instead.
     if (g_send_now && b.used == 0) {
       g_send_now = false;
-      if (target == upcxx::detail::g_state.rank_me) g_sent_to_self.store(true, std::memory_order_relaxed);
+      note_sent(target);
       reinterpret_cast<rpc_wire*>(record)->bytes = static_cast<std::uint32_t>(bytes);  // alone: no padding
       auto status = the_transport().am_send(target, am_batch, {}, std::span<const std::byte>(record, bytes),
                                             tr::op_immediate);
@@ -182,7 +182,7 @@ void send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   }
   if (bytes > UINT32_MAX) util::fatal("an RPC of %zu bytes: calls and results are limited to 4 GiB", bytes);
   flush(target);  // calls from one rank arrive in the order they were made
-  if (target == upcxx::detail::g_state.rank_me) g_sent_to_self.store(true, std::memory_order_relaxed);
+  note_sent(target);
   auto& tp = the_transport();
   // Alone, the record needs no padding: it ends the message.
   reinterpret_cast<rpc_wire*>(record)->bytes = static_cast<std::uint32_t>(bytes);
@@ -241,7 +241,7 @@ bool try_flush(upcxx::intrank_t target) {
 
 bool try_send(upcxx::intrank_t target, std::byte* record, std::size_t bytes) {
   runtime_lock lock;
-  if (target == upcxx::detail::g_state.rank_me) g_sent_to_self.store(true, std::memory_order_relaxed);  // (see barrier_completed)
+  note_sent(target);  // (see barrier_completed)
   auto& s = st();
   const std::size_t padded = upcxx::detail::rpc_pad16(bytes);
   auto& b = s.batches[static_cast<std::size_t>(target)];

@@ -103,6 +103,11 @@ inline rpc_state& st() { return g_rpc; }
 extern std::size_t g_max_inline;        // the transport's medium-message limit, read at attach
 // We sent calls to ourselves since a barrier last completed here (see barrier_completed).
 extern std::atomic<bool> g_sent_to_self;
+// Every path that hands a record to the transport calls this first: a call to ourselves is
+// noted for barrier_completed (backlog.cpp).
+inline void note_sent(upcxx::intrank_t target) {
+  if (target == upcxx::detail::g_state.rank_me) g_sent_to_self.store(true, std::memory_order_relaxed);
+}
 
 // Vectors of std::byte are allocated with operator new, which aligns to 16: bodies keep
 // the 16-byte alignment serialization relies on.
