@@ -51,7 +51,13 @@ void rpc_attach(transport::transport& tp) {
   g_batch_bytes = std::min(batch_bytes_max, g_max_inline & ~std::size_t{15});
   g_batch_record_max = g_batch_bytes / 4;
   st().batches.resize(static_cast<std::size_t>(tp.rank_n()));
+  // Most calls leave alone (send()'s immediate path), so a rank may take the batching path
+  // first long after start-up, when a ring is full: its first list entry and buffer are
+  // made here, and a steady run allocates nothing however rarely it batches.
+  st().dirty.reserve(16);
   g_spare_batches.reserve(spare_batch_buffers);
+  if (g_spare_batches.empty())
+    g_spare_batches.push_back(batch_buffer(static_cast<std::byte*>(::operator new(g_batch_bytes, std::align_val_t{16}))));
   tp.am_register(am_batch, on_batch);
   tp.am_register(am_large, on_large);
   tp.am_register(am_large_done, on_large_done);

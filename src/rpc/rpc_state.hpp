@@ -59,8 +59,8 @@ struct owned_message {
   std::vector<std::byte> bytes;  // a copy of the record (operator new aligns it to 16, see copy_of)
 };
 
-// One target's outgoing batch. The buffer is allocated at the first record for that target
-// and kept: steady traffic allocates nothing.
+// One target's outgoing batch. Its buffer comes from a pool of spare buffers at the first
+// record and goes back to it once sent: steady traffic allocates nothing.
 struct batch_free {
   void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{16}); }
 };
