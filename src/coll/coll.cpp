@@ -32,6 +32,16 @@
 //   reduce_one   binomial tree towards the root
 //   reduce_all   recursive doubling; with n not a power of two, the first 2*(n-p) ranks fold
 //                pairwise into p (the largest power of two <= n) first and get the result last
+//   gather       reduce_one's tree, concatenating: rank r's subtree is the relative ranks
+//                r .. r+2^k-1, so the root ends with every contribution in relative order
+//   gather_all   reduce_all's pattern, concatenating: a folded pair and each recursive
+//                doubling group hold consecutive team ranks, so every rank ends in rank order
+//   scan         dissemination (Hillis and Steele): in round k, send the combination of
+//                ranks rank-2^k+1 .. rank to rank+2^k, fold in what rank-2^k sends
+//   alltoall     blocks of one small size: Bruck (ceil(log2 n) rounds, each sending the
+//                blocks whose index has bit k set to rank+2^k); otherwise pairwise: the n-1
+//                blocks leave at once, to rank+1, rank+2, ... (no two senders start on one
+//                target), each moved once
 // Messages leave at once, after whatever was batched for their target (so a rank's messages
 // to another keep their order); state for a collective is recycled, and a collective of a few
 // scalars allocates nothing here.
@@ -99,6 +109,7 @@ struct coll_state {
   intrank_t me = 0;
   unsigned step = 0;
   bool sent = false;  // this step's message has left (set before sending: see drive())
+  bool begun = false;  // alltoall: the blocks are laid out (Bruck) or have left (pairwise)
   // Inside drive(): a send that waits for room polls, and messages for this collective that
   // arrive meanwhile only join the inbox; drive() looks again once the send returns.
   bool driving = false;
@@ -112,6 +123,7 @@ struct coll_state {
   std::size_t arriving_bytes = 0;
   std::uint32_t arriving_round = 0;
   upcxx::detail::coll_bytes taken;  // the last message taken out of the inbox
+  upcxx::detail::coll_bytes packed;  // alltoall (Bruck): the blocks of this round's message
 };
 
 // A message's bytes, valid until the next take().
@@ -204,6 +216,7 @@ void retire(coll_state& s) {
   s.tm = nullptr;
   s.step = 0;
   s.sent = false;
+  s.begun = false;
   s.inbox.clear();
   s.arriving = nullptr;
   s.driving = false;
@@ -228,6 +241,10 @@ class machine {
       case coll_kind::broadcast: return broadcast();
       case coll_kind::reduce_one: return reduce_one();
       case coll_kind::reduce_all: return reduce_all();
+      case coll_kind::gather: return reduce_one();
+      case coll_kind::gather_all: return reduce_all();
+      case coll_kind::scan: return scan();
+      case coll_kind::alltoall: return alltoall();
     }
     return false;
   }
@@ -254,24 +271,41 @@ class machine {
     util::fatal("collective: round %u consumed before it arrived", round);
   }
   void send(intrank_t team_rank, std::uint32_t round, const upcxx::detail::coll_bytes& bytes) {
+    send(team_rank, round, bytes.data(), bytes.size());
+  }
+  void send(intrank_t team_rank, std::uint32_t round, const std::byte* data, std::size_t size) {
     const coll_head h{key_.team, key_.seq, round};
     const intrank_t to = (*s_.tm)[team_rank];
-    if (sizeof h + bytes.size() <= g_am_max) {
+    if (sizeof h + size <= g_am_max) {
       runtime::rpc_flush_to(to);  // after what we batched for that rank
       // A send that waits for room polls: internal progress, where no RPC body may run.
       runtime::rpc_direct_scope internal_only(false);
       auto& tp = runtime::the_transport();
       // Untracked: a barrier need not wait for the acknowledgement of the last one's messages.
-      auto st = tp.am_send(to, am_coll, std::as_bytes(std::span(&h, 1)), std::span<const std::byte>(bytes.data(), bytes.size()),
+      auto st = tp.am_send(to, am_coll, std::as_bytes(std::span(&h, 1)), std::span<const std::byte>(data, size),
                            transport::op_untracked);
       if (st != transport::status::ok) util::fatal("sending a collective's message to rank %d failed", to);
       return;
     }
     // Larger than one message: a runtime message, which leaves at once after the target's
     // batch (records over the batch limit travel alone).
-    runtime::internal_send(to, runtime::internal_id::coll, &h, sizeof h, bytes.data(), bytes.size());
+    runtime::internal_send(to, runtime::internal_id::coll, &h, sizeof h, data, size);
   }
-  void combine(msg_view in, bool in_from_lower) { s_.client->combine(s_.client->data, in.data, in.size, in_from_lower); }
+  // Folds a message into this rank's data: the client's operation, or for the gathers the
+  // concatenation (`in_from_lower`: the message's ranks come first).
+  void combine(msg_view in, bool in_from_lower) {
+    auto& d = s_.client->data;
+    if (s_.kind != coll_kind::gather && s_.kind != coll_kind::gather_all) {
+      s_.client->combine(d, in.data, in.size, in_from_lower);
+    } else if (!in_from_lower) {
+      d.append(in.data, in.size);
+    } else {
+      const std::size_t mine = d.size();
+      d.resize(in.size + mine);
+      std::memmove(d.data() + in.size, d.data(), mine);
+      std::memcpy(d.data(), in.data, in.size);
+    }
+  }
   void adopt(msg_view in) { s_.client->data.assign(in.data, in.size); }
   intrank_t relative() const { return (s_.me - s_.root + s_.n) % s_.n; }
   intrank_t absolute(intrank_t rel) const { return (rel + s_.root) % s_.n; }
@@ -361,6 +395,104 @@ class machine {
       s_.sent = false;
     }
     if (folded) send(me - 1, round_result, s_.client->data);
+    return true;
+  }
+
+  bool scan() {
+    auto& c = *s_.client;
+    const unsigned rounds = ceil_log2(s_.n);
+    while (s_.step < rounds) {
+      const intrank_t d = intrank_t{1} << s_.step;
+      if (!s_.sent) {
+        s_.sent = true;
+        if (s_.me + d < s_.n) send(s_.me + d, s_.step, c.data);
+      }
+      if (s_.me >= d) {
+        if (!has(s_.step)) return false;
+        const msg_view in = take(s_.step);
+        if (c.scan_exclusive) {
+          if (c.aux_set) c.combine(c.aux, in.data, in.size, true);
+          else c.aux.assign(in.data, in.size);
+          c.aux_set = true;
+        }
+        c.combine(c.data, in.data, in.size, true);
+      }
+      ++s_.step;
+      s_.sent = false;
+    }
+    return true;
+  }
+
+  bool alltoall() {
+    auto& c = *s_.client;
+    if (c.uniform_block && c.uniform_block <= upcxx::detail::alltoall_bruck_max_block) return bruck();
+    const intrank_t n = s_.n, me = s_.me;
+    if (!s_.begun) {
+      s_.begun = true;
+      const auto own = c.block_to(me);
+      c.place(me, own.data, own.size);
+      for (intrank_t k = 1; k < n; ++k) {
+        const intrank_t to = (me + k) % n;
+        const auto b = c.block_to(to);
+        send(to, static_cast<std::uint32_t>(me), b.data, b.size);  // the round names the sender
+      }
+    }
+    // Blocks arrive in any order; each is placed as it comes, in place when it can be.
+    if (s_.arriving) {
+      c.place(static_cast<intrank_t>(s_.arriving_round), s_.arriving, s_.arriving_bytes);
+      s_.arriving = nullptr;
+      ++s_.step;
+    }
+    for (auto& m : s_.inbox) c.place(static_cast<intrank_t>(m.round), m.bytes.data(), m.bytes.size());
+    s_.step += static_cast<unsigned>(s_.inbox.size());
+    s_.inbox.clear();
+    return s_.step == static_cast<unsigned>(n - 1);
+  }
+
+  // Bruck's algorithm on blocks of b bytes: after the local rotation, block i is bound for
+  // rank me+i; round k moves every block whose index has bit k set 2^k ranks on, so after
+  // ceil(log2 n) rounds block i holds what rank me-i sent us.
+  bool bruck() {
+    auto& c = *s_.client;
+    const intrank_t n = s_.n, me = s_.me;
+    const std::size_t b = c.uniform_block;
+    auto& d = c.data;
+    if (!s_.begun) {
+      s_.begun = true;
+      d.resize(static_cast<std::size_t>(n) * b);
+      for (intrank_t i = 0; i < n; ++i) {
+        const auto blk = c.block_to((me + i) % n);
+        if (blk.size != b) util::fatal("alltoall: a block of %zu bytes where every block has %zu", blk.size, b);
+        std::memcpy(d.data() + static_cast<std::size_t>(i) * b, blk.data, b);
+      }
+    }
+    const unsigned rounds = ceil_log2(n);
+    while (s_.step < rounds) {
+      const intrank_t bit = intrank_t{1} << s_.step;
+      if (!s_.sent) {
+        s_.sent = true;
+        s_.packed.resize(0);
+        for (intrank_t i = bit; i < n; ++i)
+          if (i & bit) s_.packed.append(d.data() + static_cast<std::size_t>(i) * b, b);
+        send((me + bit) % n, s_.step, s_.packed);
+      }
+      if (!has(s_.step)) return false;
+      const msg_view in = take(s_.step);
+      std::size_t expected = 0;
+      for (intrank_t i = bit; i < n; ++i) expected += (i & bit) ? b : 0;
+      if (in.size != expected)
+        util::fatal("alltoall: a message of %zu bytes where %zu were expected: the ranks' counts differ", in.size,
+                    expected);
+      std::size_t at = 0;
+      for (intrank_t i = bit; i < n; ++i) {
+        if (!(i & bit)) continue;
+        std::memcpy(d.data() + static_cast<std::size_t>(i) * b, in.data + at, b);
+        at += b;
+      }
+      ++s_.step;
+      s_.sent = false;
+    }
+    for (intrank_t i = 0; i < n; ++i) c.place((me - i + n) % n, d.data() + static_cast<std::size_t>(i) * b, b);
     return true;
   }
 

@@ -10,6 +10,8 @@
 //         dist-object-off-master (a thread without the master persona constructs one) |
 //         empty-op-set, inactive-dist-object, inactive-atomic-domain, dist-object-assign-active
 //         (UPC++ 2022.3/2023.3 misuse) | team-assign-active (every rank) |
+//         coll-root-mismatch, coll-count-mismatch, alltoallv-mismatch (every rank: a
+//         gannet collective whose ranks disagree on the root or the counts) |
 //         throw-in-rpc | throw-in-then | throw-in-lpc (an exception leaves the callback) |
 //         discharge-in-rpc (an RPC body calls discharge()) |
 //         collective-in-then (a then() callback run by progress starts reduce_all) |
@@ -30,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include <gannet/collectives.hpp>
 #include <gannet/notify.hpp>
 #include <gannet/overlap.hpp>
 #include <gannet/tasks.hpp>
@@ -89,6 +92,18 @@ int main(int argc, char** argv) {
     }
     upcxx::barrier();
     upcxx::delete_(*asleep);
+  } else if (mode == "coll-root-mismatch") {  // every rank: ranks name different roots
+    int v = me, out[8] = {};
+    gannet::gather(&v, out, 1, me % 2).wait();
+  } else if (mode == "coll-count-mismatch") {  // every rank: ranks pass different counts
+    int v[8] = {}, out[64] = {};
+    gannet::gather_all(v, out, static_cast<std::size_t>(me + 1)).wait();
+  } else if (mode == "alltoallv-mismatch") {  // every rank: rank 0 expects 2 from rank 1, which sends 1
+    const int n = upcxx::rank_n();
+    std::vector<std::size_t> sc(n, 1), rc(n, 1);
+    if (me == 0) rc[1] = 2;
+    std::vector<int> src(n), dst(n + 1);
+    gannet::alltoallv(src.data(), sc.data(), dst.data(), rc.data()).wait();
   } else if (mode == "team-assign-active") {
     upcxx::team t = upcxx::world().split(0, 0);
     t = upcxx::world().split(0, 0);

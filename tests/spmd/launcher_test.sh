@@ -264,6 +264,21 @@ debug-collective-off-master)
   [ "$status" -ne 0 ] || fail "a collective off the master persona was not caught"
   expect_err "upcxx::reduce_all \(collective\) must be called by the thread holding the master persona"
   ;;
+debug-coll-root-mismatch)
+  launch -n 2 "$crash" coll-root-mismatch
+  [ "$status" -ne 0 ] || fail "a gather whose ranks name different roots was not caught"
+  expect_err "crash\.cpp:[0-9]+: gannet::gather \(collective\): the team's ranks passed different roots \(from 0 to 1"
+  ;;
+debug-coll-count-mismatch)
+  launch -n 3 "$crash" coll-count-mismatch
+  [ "$status" -ne 0 ] || fail "a gather_all whose ranks pass different counts was not caught"
+  expect_err "crash\.cpp:[0-9]+: gannet::gather_all \(collective\): (the team's ranks passed different counts \(from 1 to 3|[0-9]+ bytes arrived where the counts say [0-9]+: the ranks' counts differ)"
+  ;;
+debug-alltoallv-mismatch)
+  launch -n 2 "$crash" alltoallv-mismatch
+  [ "$status" -ne 0 ] || fail "an alltoallv whose send and receive counts disagree was not caught"
+  expect_err "crash\.cpp:[0-9]+: gannet::alltoallv \(collective\): 4 bytes arrived where the counts say 8: rank 1's send count for this rank differs from this rank's receive count for it"
+  ;;
 debug-split-in-lpc)
   launch -n 2 "$crash" split-in-lpc 1
   [ "$status" -ne 0 ] || fail "team::split() inside an LPC was not caught"

@@ -30,6 +30,22 @@ enum class coll_kind : std::uint8_t {
   broadcast,   // binomial tree from the root: data of the root reaches everyone
   reduce_one,  // binomial tree to the root: combine, the root's data is the result
   reduce_all,  // recursive doubling (with a fold step when n is not a power of two)
+  // The gannet collectives (include/gannet/collectives.hpp):
+  gather,      // reduce_one's tree, contributions concatenated (the root's in root-relative order)
+  gather_all,  // reduce_all's pattern, contributions concatenated in team rank order
+  scan,        // dissemination: data ends as the inclusive prefix, aux as the exclusive one
+  alltoall,    // Bruck for small blocks of one size, pairwise exchange otherwise
+};
+
+// alltoall with blocks of one size up to this many bytes takes Bruck's algorithm: ceil(log2 n)
+// messages per rank, each of about n/2 blocks. Larger blocks go pairwise: n-1 messages, each
+// block moved once.
+inline constexpr std::size_t alltoall_bruck_max_block = 256;
+
+// A block of a caller's buffer (coll_client::block_to).
+struct coll_block {
+  const std::byte* data;
+  std::size_t size;
 };
 
 // Bytes with room for small values inline: a collective of a few scalars allocates nothing
@@ -112,12 +128,27 @@ class coll_client : public pooled {
   // bulk counts, which the specification makes single-valued): lets the engine choose a path
   // by size that every member chooses alike.
   bool same_size_everywhere = false;
+  // scan: the exclusive prefix (the combination of every lower team rank's contribution),
+  // computed only when wanted; unset at team rank 0.
+  bool scan_exclusive = false;
+  bool aux_set = false;
+  coll_bytes aux;
+  // alltoall: the bytes of every block when all blocks of all members have one size (0 for
+  // the v-form, whose blocks differ).
+  std::size_t uniform_block = 0;
 
   // acc = op(acc, in) for reductions; `in_from_lower` says whether `in` combines the values of
   // lower team ranks than acc's, for operations that care about order.
   virtual void combine(coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) {
     (void)acc, (void)in, (void)n, (void)in_from_lower;
   }
+  // alltoall: this rank's block for team rank `to`, and where the block from team rank
+  // `from` goes (called once per member, this rank included, before finish()).
+  virtual coll_block block_to(intrank_t to) {
+    (void)to;
+    return {nullptr, 0};
+  }
+  virtual void place(intrank_t from, const std::byte* in, std::size_t n) { (void)from, (void)in, (void)n; }
   // Runs once, from inside coll_start or a later progress call of any thread, when the
   // collective has completed at this rank; it owns the client and frees it.
   virtual void finish() = 0;
