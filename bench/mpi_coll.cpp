@@ -1,6 +1,8 @@
-// Open MPI's collectives measured like bench/coll.cpp measures Gannet's: MPI_Barrier,
-// MPI_Bcast and MPI_Allreduce of one int64_t, MPI_Reduce, and an 8 KiB MPI_Allreduce, each back
-// to back, min and median over repeats; rank 0 prints. Run in the same session as coll:
+// Open MPI's collectives measured like bench/coll.cpp and bench/gannet_coll.cpp measure
+// Gannet's: MPI_Barrier, MPI_Bcast and MPI_Allreduce of one int64_t, MPI_Reduce, an 8 KiB
+// MPI_Allreduce; MPI_Allgather, MPI_Scan, MPI_Exscan, MPI_Gather and MPI_Alltoall of one
+// int64_t; MPI_Alltoall of 1 MiB per rank and MPI_Allgather of 64 KiB; each back to back, min
+// and median over repeats; rank 0 prints. Run in the same session as coll and gannet_coll:
 //   mpirun -n N gannet-bench-mpi-coll
 #include <mpi.h>
 
@@ -8,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -44,6 +47,33 @@ int main(int argc, char** argv) {
   std::vector<double> vec(1024, 1.0), out(1024);
   timed("MPI_Allreduce_8KiB", repeats, iters / 10,
         [&] { MPI_Allreduce(vec.data(), out.data(), 1024, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); });
+  // The gannet collectives' counterparts (bench/gannet_coll.cpp).
+  int n;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  std::vector<std::int64_t> all(static_cast<std::size_t>(n)), blocks(static_cast<std::size_t>(n), me);
+  timed("MPI_Allgather_int64", repeats, iters,
+        [&] { MPI_Allgather(&v, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, MPI_COMM_WORLD); });
+  timed("MPI_Scan_int64", repeats, iters, [&] { MPI_Scan(&v, &r, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD); });
+  timed("MPI_Exscan_int64", repeats, iters, [&] { MPI_Exscan(&v, &r, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD); });
+  timed("MPI_Gather_int64", repeats, iters,
+        [&] { MPI_Gather(&v, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD); });
+  timed("MPI_Alltoall_int64", repeats, iters,
+        [&] { MPI_Alltoall(blocks.data(), 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, MPI_COMM_WORLD); });
+  // 1 MiB per rank, page-aligned as in gannet_coll.
+  const std::size_t total = std::size_t{1} << 20, block = total / static_cast<std::size_t>(n);
+  char* src = static_cast<char*>(std::aligned_alloc(4096, total));
+  char* dst = static_cast<char*>(std::aligned_alloc(4096, total));
+  std::memset(src, me, total);
+  std::memset(dst, 0, total);
+  const long big = std::max(20L, iters / 200);
+  timed("MPI_Alltoall_1MiB", repeats, big, [&] {
+    MPI_Alltoall(src, static_cast<int>(block), MPI_CHAR, dst, static_cast<int>(block), MPI_CHAR, MPI_COMM_WORLD);
+  });
+  timed("MPI_Allgather_64KiB", repeats, big, [&] {
+    MPI_Allgather(src, 64 * 1024, MPI_CHAR, dst, 64 * 1024, MPI_CHAR, MPI_COMM_WORLD);
+  });
+  std::free(src);
+  std::free(dst);
   MPI_Finalize();
   return 0;
 }

@@ -94,13 +94,36 @@ inline void verify_same_args(const char* what, const upcxx::team& tm, std::int64
 // gather, gather_all and their v-forms. The engine concatenates the contributions, at the
 // root in root-relative order (team ranks root .. n-1, then 0 .. root-1): `head` is the bytes
 // of ranks root .. n-1 and `total` those of all ranks. dst is null where nothing lands.
+//
+// gather_all of blocks of one size too large for a message runs as an alltoall of one block
+// (direct copies between the ranks of a machine): then src is kept, not copied into data.
 template <typename Cxs, typename T>
 class gather_op final : public ud::coll_op_base<Cxs> {
  public:
   gather_op(Cxs&& cxs, T* dst, std::size_t head, std::size_t total, const char* what, const ud::source_loc& loc)
       : ud::coll_op_base<Cxs>(std::move(cxs)), dst_(dst), head_(head), total_(total), what_(what), loc_(loc) {}
+  // gather_all: contributes src, directly when its blocks are large.
+  void contribute(const T* src, std::size_t count) {
+    if (count * sizeof(T) > ud::coll_direct_min_block()) {
+      src_ = reinterpret_cast<const std::byte*>(src);
+      this->direct_gather_block = count * sizeof(T);
+    } else {
+      ud::coll_store_bytes(this->data, src, count);
+      this->same_size_everywhere = true;  // one count on every rank (checked in debug codemode)
+    }
+  }
+  ud::coll_block block_to(intrank_t) override { return {src_, this->direct_gather_block}; }
+  ud::coll_dest dest_from(intrank_t from) override {
+    const std::size_t b = this->direct_gather_block;
+    return {reinterpret_cast<std::byte*>(dst_) + static_cast<std::size_t>(from) * b, b};
+  }
+  void place(intrank_t from, const std::byte* in, std::size_t n) override {
+    const auto d = dest_from(from);
+    if (n != d.size) fail_sizes(loc_, what_, n, d.size, "the ranks' counts differ");
+    if (n) std::memcpy(d.data, in, n);
+  }
   void finish() override {
-    if (dst_) {
+    if (dst_ && !this->direct_gather_block) {
       const std::size_t got = this->data.size();
       if (got != total_) fail_sizes(loc_, what_, got, total_, "the ranks' counts differ");
       auto* out = reinterpret_cast<std::byte*>(dst_);
@@ -112,6 +135,7 @@ class gather_op final : public ud::coll_op_base<Cxs> {
 
  private:
   T* dst_;
+  const std::byte* src_ = nullptr;
   std::size_t head_, total_;
   const char* what_;
   ud::source_loc loc_;
@@ -172,6 +196,7 @@ class scan_op final : public ud::coll_op_base<Cxs> {
   scan_op(Cxs&& cxs, Op op, T* dst, bool exclusive, const char* what, const ud::source_loc& loc)
       : ud::coll_op_base<Cxs>(std::move(cxs)), op_(std::move(op)), dst_(dst), what_(what), loc_(loc) {
     this->scan_exclusive = exclusive;
+    this->same_size_everywhere = true;
   }
   void combine(ud::coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) override {
     if (n != acc.size()) fail_sizes(loc_, what_, n, acc.size(), "the ranks' counts differ");
@@ -219,22 +244,22 @@ class alltoall_op final : public ud::coll_op_base<Cxs> {
     if (send_at_.empty()) return {base + static_cast<std::size_t>(to) * count_ * sizeof(T), count_ * sizeof(T)};
     return {base + send_at_[to] * sizeof(T), (send_at_[to + 1] - send_at_[to]) * sizeof(T)};
   }
+  ud::coll_dest dest_from(intrank_t from) override {
+    auto* base = reinterpret_cast<std::byte*>(dst_);
+    if (empty_) return {base, 0};
+    if (send_at_.empty()) return {base + static_cast<std::size_t>(from) * count_ * sizeof(T), count_ * sizeof(T)};
+    return {base + recv_at_[from] * sizeof(T), (recv_at_[from + 1] - recv_at_[from]) * sizeof(T)};
+  }
   void place(intrank_t from, const std::byte* in, std::size_t n) override {
     if (empty_) return;
-    std::size_t at, want;
-    if (send_at_.empty()) {
-      at = static_cast<std::size_t>(from) * count_ * sizeof(T);
-      want = count_ * sizeof(T);
-    } else {
-      at = recv_at_[from] * sizeof(T);
-      want = (recv_at_[from + 1] - recv_at_[from]) * sizeof(T);
-    }
+    const auto d = dest_from(from);
+    const std::size_t want = d.size;
     if (n != want)
       fail_sizes(loc_, what_, n, want,
                  send_at_.empty() ? "the ranks' counts differ"
                                   : ("rank " + std::to_string(from) + "'s send count for this rank differs from this "
                                                                        "rank's receive count for it").c_str());
-    if (n) std::memcpy(reinterpret_cast<std::byte*>(dst_) + at, in, n);
+    if (n) std::memcpy(d.data, in, n);
   }
   void finish() override { this->notify({}); }
 
@@ -287,6 +312,7 @@ auto gather(const T* src, T* dst, std::size_t count, upcxx::intrank_t root, cons
                                              static_cast<std::size_t>(n - root) * b, static_cast<std::size_t>(n) * b,
                                              what, loc);
   upcxx::detail::coll_store_bytes(op->data, src, count);
+  op->same_size_everywhere = true;
   return upcxx::detail::coll_launch(tm, upcxx::detail::coll_kind::gather, root, op);
 }
 
@@ -341,7 +367,7 @@ auto gather_all(const T* src, T* dst, std::size_t count, const upcxx::team& tm =
   detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
   const std::size_t total = static_cast<std::size_t>(n) * count * sizeof(T);
   auto* op = new detail::gather_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)), dst, total, total, what, loc);
-  upcxx::detail::coll_store_bytes(op->data, src, count);
+  op->contribute(src, count);
   return upcxx::detail::coll_launch(tm, upcxx::detail::coll_kind::gather_all, 0, op);
 }
 
@@ -382,6 +408,7 @@ auto gather_all(T value, const upcxx::team& tm = upcxx::world(), Cx&& completion
   }
   auto* op = new detail::gather_value_op<cxs_t, value_t>(cxs_t(std::forward<Cx>(completions)), tm.rank_n());
   detail::put_value_block(op->data, value);
+  op->same_size_everywhere = detail::raw_value_v<value_t>;
   return upcxx::detail::coll_launch(tm, upcxx::detail::coll_kind::gather_all, 0, op);
 }
 

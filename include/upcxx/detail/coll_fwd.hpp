@@ -42,11 +42,19 @@ enum class coll_kind : std::uint8_t {
 // block moved once.
 inline constexpr std::size_t alltoall_bruck_max_block = 256;
 
-// A block of a caller's buffer (coll_client::block_to).
+// A block of a caller's buffer (coll_client::block_to), and where a block lands (dest_from).
 struct coll_block {
   const std::byte* data;
   std::size_t size;
 };
+struct coll_dest {
+  std::byte* data;
+  std::size_t size;
+};
+
+// Blocks of more bytes than this travel between ranks of one machine by one copy from the
+// sender's buffer to the receiver's (src/coll/coll.cpp, pairwise()), not in messages.
+std::size_t coll_direct_min_block();
 
 // Bytes with room for small values inline: a collective of a few scalars allocates nothing
 // for its contribution or for the messages it receives. 16-byte aligned, as the serialization
@@ -142,13 +150,22 @@ class coll_client : public pooled {
   virtual void combine(coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) {
     (void)acc, (void)in, (void)n, (void)in_from_lower;
   }
-  // alltoall: this rank's block for team rank `to`, and where the block from team rank
-  // `from` goes (called once per member, this rank included, before finish()).
+  // alltoall (and gather_all of large blocks, which the engine runs as one): this rank's
+  // block for team rank `to`; where the block from team rank `from` lands; and placing it
+  // there from a message (called once per member, this rank included, before finish(),
+  // unless the block was copied to dest_from directly).
   virtual coll_block block_to(intrank_t to) {
     (void)to;
     return {nullptr, 0};
   }
+  virtual coll_dest dest_from(intrank_t from) {
+    (void)from;
+    return {nullptr, 0};
+  }
   virtual void place(intrank_t from, const std::byte* in, std::size_t n) { (void)from, (void)in, (void)n; }
+  // gather_all: the bytes of every member's contribution when they are all alike and large
+  // enough for direct copies (the engine then runs it as an alltoall of one block); 0 else.
+  std::size_t direct_gather_block = 0;
   // Runs once, from inside coll_start or a later progress call of any thread, when the
   // collective has completed at this rank; it owns the client and frees it.
   virtual void finish() = 0;
