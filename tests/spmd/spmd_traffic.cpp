@@ -1,10 +1,15 @@
 // Messages and signals per rank (issue 16, GANNET_COUNT_TRAFFIC=1): start-up, barrier,
-// broadcast, reduce_one and reduce_all each cost O(log P) per rank, and idle progress passes
+// broadcast, reduce_one and reduce_all, and the gannet collectives' small forms each cost
+// O(log P) per rank, and idle progress passes
 // look at a bounded number of peers. Run at P = 2 to 64 (oversubscribed beyond the machine's cores), where
 // timing could not tell O(log P) from O(P). Rank 0 prints the largest count of any rank.
 #include <cstdint>
 #include <cstdio>
 
+#include <string>
+#include <vector>
+
+#include <gannet/collectives.hpp>
 #include <gannet/traffic.hpp>
 #include <upcxx/upcxx.hpp>
 
@@ -53,6 +58,42 @@ int main() {
   t1 = gannet::traffic();
   SPMD_CHECK(all == static_cast<long>(n) * (n - 1) / 2);
   const std::uint64_t reduce_all_cost = sent(t0, t1);
+
+  // The gannet collectives' small forms (gannet/collectives.hpp), one int64_t per rank. In
+  // debug codemode each also runs a small reduce_all that checks the ranks' arguments.
+  const std::uint64_t gbound = (UPCXX_ASSERT_ENABLED ? 2 : 1) * bound;
+  std::vector<std::int64_t> slots(static_cast<std::size_t>(n)), blocks(static_cast<std::size_t>(n), me);
+  const std::int64_t mine = me + 1;
+  std::int64_t prefix = 0;
+  auto cost_of = [&](auto&& run) {
+    upcxx::barrier();
+    auto a = gannet::traffic();
+    run();
+    auto b = gannet::traffic();
+    return max_over_ranks(sent(a, b));
+  };
+  const std::uint64_t m_gather_all = cost_of([&] { gannet::gather_all(&mine, slots.data(), 1).wait(); });
+  for (int r = 0; r < n; ++r) SPMD_CHECK(slots[r] == r + 1);
+  const std::uint64_t m_gather = cost_of([&] { gannet::gather(&mine, slots.data(), 1, n - 1).wait(); });
+  const std::uint64_t m_scan = cost_of([&] { gannet::scan(&mine, &prefix, 1, upcxx::op_fast_add).wait(); });
+  SPMD_CHECK(prefix == static_cast<std::int64_t>(me + 1) * (me + 2) / 2);
+  const std::uint64_t m_exscan = cost_of([&] { gannet::exscan(&mine, &prefix, 1, upcxx::op_fast_add).wait(); });
+  const std::uint64_t m_alltoall = cost_of([&] { gannet::alltoall(blocks.data(), slots.data(), 1).wait(); });
+  for (int r = 0; r < n; ++r) SPMD_CHECK(slots[r] == r);
+  const std::uint64_t m_value = cost_of([&] { SPMD_CHECK(gannet::gather_all(std::string(3, 'x')).wait().size() == static_cast<std::size_t>(n)); });
+  if (me == 0)
+    std::printf("traffic P=%d gannet collectives per rank (max over ranks): gather_all=%llu gather=%llu scan=%llu "
+                "exscan=%llu alltoall=%llu gather_all_value=%llu (bound %llu)\n",
+                n, static_cast<unsigned long long>(m_gather_all), static_cast<unsigned long long>(m_gather),
+                static_cast<unsigned long long>(m_scan), static_cast<unsigned long long>(m_exscan),
+                static_cast<unsigned long long>(m_alltoall), static_cast<unsigned long long>(m_value),
+                static_cast<unsigned long long>(gbound));
+  SPMD_CHECK(m_gather_all <= gbound);
+  SPMD_CHECK(m_gather <= gbound);
+  SPMD_CHECK(m_scan <= gbound);
+  SPMD_CHECK(m_exscan <= gbound);
+  SPMD_CHECK(m_alltoall <= gbound);
+  SPMD_CHECK(m_value <= bound);
 
   // An idle progress pass sends nothing and looks at no peer's outbox; in debug codemode the
   // attentiveness watch looks at up to 16 peers every 64 passes, whatever P (an O(P) watch
