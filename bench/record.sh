@@ -27,3 +27,24 @@ record() {
   mv "$tmp" "$results/$name.txt"
   echo "wrote $results/$name.txt"
 }
+
+# record_alternating NAME COMMAND [-- COMMAND...]: runs the "--"-separated commands `runs`
+# times each, alternately (variants compared in one file see the same machine), with stderr.
+record_alternating() {
+  local name=$1; shift
+  local tmp cmds=() cur=()
+  for a in "$@"; do
+    if [ "$a" = "--" ]; then cmds+=("${cur[*]}"); cur=(); else cur+=("$a"); fi
+  done
+  cmds+=("${cur[*]}")
+  tmp=$(mktemp)
+  header "$name" "mpi=\"$(mpirun --version 2>/dev/null | head -1)\"" >"$tmp"
+  for i in $(seq "$runs"); do
+    for c in "${cmds[@]}"; do
+      echo "# run $i: $c" >>"$tmp"
+      eval "$c" >>"$tmp" 2>&1
+    done
+  done
+  mv "$tmp" "$results/$name.txt"
+  echo "wrote $results/$name.txt"
+}

@@ -24,6 +24,10 @@ if [ -x "$build/bench/gannet-bench-mpi-coll" ]; then
   record mpi-coll-n2 mpirun -n 2 --oversubscribe "$build/bench/gannet-bench-mpi-coll"
   record mpi-coll-n4 mpirun -n 4 --oversubscribe "$build/bench/gannet-bench-mpi-coll" 5000
 fi
+# gather, gather_all, alltoall, scan beside Open MPI's (bench/gannet-coll.sh).
+if [ -x "$build/bench/gannet-bench-mpi-coll" ]; then
+  "$(dirname "$0")/gannet-coll.sh" "$build" "$runs"
+fi
 record vis "$run" -n 2 "$build/bench/gannet-bench-vis"
 # The MPI transport (off-node over MPI, on-node under mpirun next to gannet-run).
 if [ -x "$build/bench/gannet-bench-mpi-transport" ]; then

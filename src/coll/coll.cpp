@@ -253,6 +253,13 @@ class machine {
  public:
   machine(const coll_key& key, coll_state& s) : key_(key), s_(s) {}
 
+  // A block offered by team rank `peer` has been copied to its place (block_fetch, for a
+  // block of another machine).
+  void fetched(intrank_t peer) {
+    ++s_.step;
+    send(peer, a_read_done | static_cast<std::uint32_t>(s_.me), nullptr, 0);
+  }
+
   // Moves the collective as far as the messages so far allow; true once it is complete.
   bool advance() {
     switch (s_.kind) {
@@ -448,11 +455,13 @@ class machine {
     return pairwise();
   }
 
-  // Whether the block between us and team rank `peer` is copied directly: large, and the
-  // peer on this machine. Both sides decide alike when their counts agree.
+  // Whether the block for team rank `peer` is offered for it to read rather than sent: large,
+  // and the peer on this machine (it copies) or able to read our segment (RMA get).
   bool direct(intrank_t peer, std::size_t bytes) const {
-    return bytes > direct_min_block && runtime::coll_scratch((*s_.tm)[peer]) != nullptr;
+    return bytes > direct_min_block &&
+           (runtime::coll_scratch((*s_.tm)[peer]) != nullptr || runtime::the_transport().caps().rma);
   }
+
   static std::uint64_t in_my_segment(const void* p, std::size_t bytes) {
     auto& tp = runtime::the_transport();
     const auto seg = tp.segment(tp.rank_me());
@@ -517,9 +526,12 @@ class machine {
     if (round & a_read_here) {
       address a;
       std::memcpy(&a, m.data, sizeof a);
-      c.place(peer, static_cast<const std::byte*>(peer_address(peer, a.owner_addr)), a.size);
-      ++s_.step;
-      send(peer, a_read_done | static_cast<std::uint32_t>(s_.me), nullptr, 0);
+      if (const void* at = peer_address(peer, a.owner_addr)) {
+        c.place(peer, static_cast<const std::byte*>(at), a.size);
+        fetched(peer);
+      } else {
+        fetch(peer, a);
+      }
     } else if (round & a_read_done) {
       ++s_.served;
     } else {
@@ -527,6 +539,9 @@ class machine {
       ++s_.step;
     }
   }
+
+  // Reads a block offered by a rank of another machine straight into its place.
+  void fetch(intrank_t peer, const address& a);
 
   // A copy of block b in our segment for a peer to read, or 0 when the heap has no room. A
   // gather_all sends one block to every peer: it is staged once.
@@ -592,6 +607,49 @@ class machine {
   coll_key key_;
   coll_state& s_;
 };
+
+// A block of another machine's rank read by RMA get into the receiver's buffer; on
+// completion (inside poll) it is counted and acknowledged, and the collective driven on.
+class block_fetch final : public transport::completion_sink, public upcxx::detail::pooled {
+ public:
+  block_fetch(const coll_key& key, intrank_t peer) : key_(key), peer_(peer) {}
+  void complete(transport::cx_bits which) override {
+    if (!(which & transport::cx_remote)) return;
+    const coll_key key = key_;
+    const intrank_t peer = peer_;
+    delete this;
+    landed(key, peer);
+  }
+  static void landed(const coll_key& key, intrank_t peer);
+
+ private:
+  coll_key key_;
+  intrank_t peer_;
+};
+
+void machine::fetch(intrank_t peer, const address& a) {
+  const auto d = s_.client->dest_from(peer);
+  if (d.size != a.size) s_.client->place(peer, nullptr, a.size);  // reports the sizes
+  auto* f = new block_fetch(key_, peer);
+  auto r = runtime::the_transport().get((*s_.tm)[peer], static_cast<std::uintptr_t>(a.owner_addr), d.data, a.size, f,
+                                        transport::op_none);
+  if (r.st != transport::status::ok) util::fatal("collective: reading a block from rank %d failed", (*s_.tm)[peer]);
+  if (r.done & transport::cx_remote) {  // complete() will not run
+    delete f;
+    fetched(peer);
+  }
+}
+
+bool drive(const coll_key& key, coll_state& s);
+
+void block_fetch::landed(const coll_key& key, intrank_t peer) {
+  runtime::runtime_handler_scope in_handler;  // what we send from here must not poll
+  coll_state* s = g_active.find(key);
+  if (!s) util::fatal("collective: a block landed for a collective that is not in flight");
+  machine(key, *s).fetched(peer);
+  if (s->driving) s->arrived_while_driving = true;  // the drive() below us looks again
+  else drive(key, *s);
+}
 
 // Runs the collective as far as it goes; completes it (outside the table) when it is done.
 // Returns whether it completed (the state is then recycled).
