@@ -3,7 +3,7 @@
 
 usage: python3 bench/plot.py [--results DIR] [--out DIR]
 
-Writes two SVG files (hand-written SVG; Python standard library only):
+Writes three SVG files (hand-written SVG; Python standard library only):
 
   docs/img/on-node-vs-limits.svg
       Gannet's on-node operations as a ratio to a physical limit measured in the same run
@@ -17,6 +17,10 @@ Writes two SVG files (hand-written SVG; Python standard library only):
       ranks and 4 ranks on 2 cores, in absolute time per operation. Each dot is the best time
       of one launch; the line spans the launches. The two libraries ran one after the other,
       not paired, so the figures span the placements of the virtual cores. Log scale.
+
+  docs/img/gannet-collectives-vs-openmpi.svg
+      The same for gannet/collectives.hpp (gather, gather_all, scan, exscan, alltoall) from
+      bench/gannet-coll.sh's files, which alternate the two libraries' launches.
 
 Input format (bench/record.sh): '# run N: command' starts a launch; lines such as
   limit pingpong_half_rtt min_ns=56.398 median_ns=58.222 repeats=15 ...
@@ -88,6 +92,20 @@ COLL_OPS = [
 ]
 COLL_PANELS = [("2 ranks", "coll-n2.txt", "mpi-coll-n2.txt"),
                ("4 ranks on 2 cores", "coll-n4.txt", "mpi-coll-n4.txt")]
+# The gannet collectives (bench/gannet-coll.sh): both libraries in one file, launches alternated.
+GCOLL_OPS = [
+    ("barrier (yardstick)", "barrier", "MPI_Barrier"),
+    ("gather_all, int64", "gather_all_int64", "MPI_Allgather_int64"),
+    ("scan, int64", "scan_int64", "MPI_Scan_int64"),
+    ("exscan, int64", "exscan_int64", "MPI_Exscan_int64"),
+    ("gather, int64", "gather_int64", "MPI_Gather_int64"),
+    ("alltoall, int64", "alltoall_int64", "MPI_Alltoall_int64"),
+    ("alltoall, 1 MiB per rank", "alltoall_1MiB", "MPI_Alltoall_1MiB"),
+    ("gather_all, 64 KiB", "gather_all_64KiB", "MPI_Allgather_64KiB"),
+]
+GCOLL_PANELS = [("2 ranks", "gannet-coll-n2.txt", "gannet-coll-n2.txt"),
+                ("4 ranks on 2 cores", "gannet-coll-n4.txt", "gannet-coll-n4.txt"),
+                ("2 ranks, every peer through MPI", "gannet-coll-offnode-n2.txt", "gannet-coll-offnode-n2.txt")]
 
 GANNET_COLOUR = "#1f77b4"
 MPI_COLOUR = "#d62728"
@@ -175,15 +193,19 @@ def ratio_per_launch(path, launches, figure, limit, factor, errors):
     return out
 
 
-def times_per_launch(path, launches, kind, figure, errors):
+def times_per_launch(path, launches, kind, figure, errors, every_launch=True):
+    """The best min_ns of `figure` per launch. With every_launch False (files whose launches
+    alternate programs), launches without the figure are skipped; at least one must hold it."""
     out = []
     for i, launch in enumerate(launches, 1):
         vals = [number(path, r, "min_ns", errors) for r in launch if r[0] == kind and r[1] == figure]
         vals = [v for v in vals if v is not None]
         if vals:
             out.append(min(vals))
-        elif not any(r[0] == kind and r[1] == figure for r in launch):
+        elif every_launch and not any(r[0] == kind and r[1] == figure for r in launch):
             errors.append(f"{path}: launch {i} has no '{kind} {figure} min_ns=...' line")
+    if not every_launch and not out and launches:
+        errors.append(f"{path}: no launch has a '{kind} {figure} min_ns=...' line")
     return out
 
 
@@ -325,23 +347,46 @@ def chart_limits(results, errors):
     return "\n".join(out) + "\n"
 
 
-def chart_collectives(results, errors):
+COLL_TEXT = dict(
+    title="Gannet's collectives against Open MPI 4.1's on one machine",
+    heading="Collectives: Gannet against Open MPI 4.1 on the same machine",
+    notes=["Time per operation, ns, log scale (lower is better). Dot: best time of one launch; "
+           "line: the range of the launches.",
+           "The two libraries ran one after the other, not paired: the VM's virtual cores "
+           "change placement between launches,",
+           "which moves both by up to 3x. Broadcast and reduce_one are pipelined loops "
+           "(throughput more than latency)."],
+    footer="(bench/coll.cpp and bench/mpi_coll.cpp; 2-core x86-64 VM).")
+GCOLL_TEXT = dict(
+    title="Gannet's gather, gather_all, scan and alltoall against Open MPI 4.1's",
+    heading="gannet/collectives.hpp against Open MPI 4.1 on the same machine",
+    notes=["Time per operation, ns, log scale (lower is better). Dot: best time of one launch; "
+           "line: the range of the launches.",
+           "Launches of the two libraries alternated in one session. Scan, exscan and gather "
+           "are pipelined loops (no rank",
+           "waits for all); the 1 MiB and 64 KiB rows use private buffers (std::vector-like)."],
+    footer="(bench/gannet_coll.cpp and bench/mpi_coll.cpp via bench/gannet-coll.sh; 2-core x86-64 VM).")
+
+
+def chart_collectives(results, errors, ops_spec=COLL_OPS, panel_spec=COLL_PANELS, text=COLL_TEXT):
     panels = []
-    for title, gfile, mfile in COLL_PANELS:
+    for title, gfile, mfile in panel_spec:
         gp, mp = os.path.join(results, gfile), os.path.join(results, mfile)
         gl, ml = parse(gp, errors), parse(mp, errors)
+        paired = gfile == mfile
         ops = []
-        for label, gname, mname in COLL_OPS:
-            g = times_per_launch(shown(gp), gl, "gannet", gname, errors)
-            m = times_per_launch(shown(mp), ml, "mpi", mname, errors)
+        for label, gname, mname in ops_spec:
+            g = times_per_launch(shown(gp), gl, "gannet", gname, errors, every_launch=not paired)
+            m = times_per_launch(shown(mp), ml, "mpi", mname, errors, every_launch=not paired)
             ops.append((label, g, m))
         panels.append((title, gfile, mfile, ops))
     if errors:
         return None
+    ops_spec_ = ops_spec
 
     allv = [v for p in panels for op in p[3] for v in op[1] + op[2]]
     lo, hi, ticks = log_axis(min(allv) / 1.2, max(allv) * 1.2)
-    L = 16 + max(len(op[0]) for op in COLL_OPS) * CHAR_W + 80
+    L = 16 + max(len(op[0]) for op in ops_spec_) * CHAR_W + 80
     PW = 520
     C1 = L + PW + 16
     W = int(C1 + 150)
@@ -350,14 +395,7 @@ def chart_collectives(results, errors):
     H = int(T + sum(30 + len(p[3]) * (2 * ROW + 8) for p in panels) + 66)
     sx = lambda v: L + PW * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
 
-    out = svg_open(W, H, "Gannet's collectives against Open MPI 4.1's on one machine",
-                   "Collectives: Gannet against Open MPI 4.1 on the same machine",
-                   ["Time per operation, ns, log scale (lower is better). Dot: best time of one launch; "
-                    "line: the range of the launches.",
-                    "The two libraries ran one after the other, not paired: the VM's virtual cores "
-                    "change placement between launches,",
-                    "which moves both by up to 3x. Broadcast and reduce_one are pipelined loops "
-                    "(throughput more than latency)."])
+    out = svg_open(W, H, text["title"], text["heading"], text["notes"])
     top, bottom = T - 4, H - 54
     for t in ticks:
         x = sx(t)
@@ -377,7 +415,8 @@ def chart_collectives(results, errors):
     y = T
     for title, gfile, mfile, ops in panels:
         y += 8
-        out.append(svg_text(16, y + 10, f"{title}  (bench/results/{gfile}, {mfile})", extra=' font-weight="bold"'))
+        files = gfile if gfile == mfile else f"{gfile}, {mfile}"
+        out.append(svg_text(16, y + 10, f"{title}  (bench/results/{files})", extra=' font-weight="bold"'))
         y += 22
         for label, g, m in ops:
             out.append(svg_text(L - 70, y + ROW + 1, label, anchor="end"))
@@ -393,8 +432,7 @@ def chart_collectives(results, errors):
                 out.append(svg_text(C1, cy + 4, fmt_range(min(vals), max(vals), fmt_ns), fill=colour))
                 y += ROW
             y += 8
-    out.append(svg_text(16, H - 6, "Generated by python3 bench/plot.py from bench/results/*.txt "
-                                   "(bench/coll.cpp and bench/mpi_coll.cpp; 2-core x86-64 VM).",
+    out.append(svg_text(16, H - 6, "Generated by python3 bench/plot.py from bench/results/*.txt " + text["footer"],
                         fill="#555", size=11))
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -410,7 +448,9 @@ def main():
 
     errors = []
     charts = {"on-node-vs-limits.svg": chart_limits(args.results, errors),
-              "collectives-vs-openmpi.svg": chart_collectives(args.results, errors)}
+              "collectives-vs-openmpi.svg": chart_collectives(args.results, errors),
+              "gannet-collectives-vs-openmpi.svg": chart_collectives(args.results, errors, GCOLL_OPS, GCOLL_PANELS,
+                                                                     GCOLL_TEXT)}
     if errors:
         print("bench/plot.py: cannot draw the charts; nothing written:", file=sys.stderr)
         for e in dict.fromkeys(errors):
