@@ -41,7 +41,9 @@
 //   alltoall     blocks of one small size: Bruck (ceil(log2 n) rounds, each sending the
 //                blocks whose index has bit k set to rank+2^k); otherwise pairwise: the n-1
 //                blocks leave at once, to rank+1, rank+2, ... (no two senders start on one
-//                target), each moved once
+//                target); a block over 32 KiB is offered by its address instead and copied
+//                once by its receiver (RMA get from another machine): pairwise() below
+//   (gather_all of blocks over 32 KiB runs as a pairwise alltoall of one block)
 // Messages leave at once, after whatever was batched for their target (so a rank's messages
 // to another keep their order); state for a collective is recycled, and a collective of a few
 // scalars allocates nothing here.
