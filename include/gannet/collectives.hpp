@@ -58,32 +58,84 @@ namespace ud = upcxx::detail;
 using upcxx::intrank_t;
 using default_cx = decltype(upcxx::operation_cx::as_future());
 
-inline std::size_t elems_to_bytes(std::size_t count, std::size_t size) { return count * size; }
+// Debug codemode: every member must pass the same `a` (a count) and `b` (a root). A small
+// reduce_all of both and their negations, started just before the call's own collective,
+// finds a member that differs and reports it at the caller's line. The call's completion
+// waits for it (arg_gate), so nothing the call started is still in flight once the call is
+// complete (the team may then be destroyed).
+struct arg_gate {
+  ud::coll_client* waiting = nullptr;  // the call's operation, whose finish() waits for the check
+  bool checked = false;
+};
 
-// Debug codemode: every member must pass the same `a` (a count) and `b` (a root); a small
-// reduce_all of both and their negations finds a member that differs, and its completion
-// reports it at the caller's line. The call itself goes on (its own checks may fire first).
-inline void verify_same_args(const char* what, const upcxx::team& tm, std::int64_t a, std::int64_t b,
-                             const ud::source_loc& loc) {
+class arg_check final : public ud::coll_client {
+ public:
+  arg_check(arg_gate* gate, const char* what, std::int64_t a, std::int64_t b, const ud::source_loc& loc)
+      : gate_(gate), what_(what), a_(a), b_(b), loc_(loc) {
+    const std::int64_t v[4] = {a, -a, b, -b};
+    ud::coll_store_bytes(data, v, 4);
+    same_size_everywhere = true;
+  }
+  void combine(ud::coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) override {
+    ud::coll_combine_trivial<std::int64_t>(upcxx::op_fast_max, acc, in, n, in_from_lower);
+  }
+  void finish() override {
+    std::int64_t r[4];
+    std::memcpy(r, data.data(), sizeof r);
+    if (r[0] != -r[1])
+      ud::fail_at(loc_, std::string(what_) + ": the team's ranks passed different counts (from " + std::to_string(-r[1]) +
+                            " to " + std::to_string(r[0]) + "; this rank passed " + std::to_string(a_) +
+                            "): every rank must pass the same count");
+    if (r[2] != -r[3])
+      ud::fail_at(loc_, std::string(what_) + ": the team's ranks passed different roots (from " + std::to_string(-r[3]) +
+                            " to " + std::to_string(r[2]) + "; this rank passed " + std::to_string(b_) +
+                            "): every rank must pass the same root");
+    arg_gate* gate = gate_;
+    delete this;
+    gate->checked = true;
+    if (gate->waiting) gate->waiting->finish();  // the call completed first: it finishes now
+  }
+
+ private:
+  arg_gate* gate_;
+  const char* what_;
+  std::int64_t a_, b_;
+  ud::source_loc loc_;
+};
+
+// Null in opt codemode, where nothing is checked.
+inline arg_gate* verify_same_args(const char* what, const upcxx::team& tm, std::int64_t a, std::int64_t b,
+                                  const ud::source_loc& loc) {
 #if UPCXX_ASSERT_ENABLED
-  auto* v = new std::array<std::int64_t, 4>{a, -a, b, -b};
-  upcxx::reduce_all(v->data(), v->data(), 4, upcxx::op_fast_max, tm,
-                    upcxx::operation_cx::as_lpc(upcxx::current_persona(), [v, what, a, b, loc] {
-                      const auto r = *v;
-                      delete v;
-                      if (r[0] != -r[1])
-                        ud::fail_at(loc, std::string(what) + ": the team's ranks passed different counts (" +
-                                             "from " + std::to_string(-r[1]) + " to " + std::to_string(r[0]) + "; this rank passed " +
-                                             std::to_string(a) + "): every rank must pass the same count");
-                      if (r[2] != -r[3])
-                        ud::fail_at(loc, std::string(what) + ": the team's ranks passed different roots (" +
-                                             "from " + std::to_string(-r[3]) + " to " + std::to_string(r[2]) + "; this rank passed " +
-                                             std::to_string(b) + "): every rank must pass the same root");
-                    }));
+  auto* gate = new arg_gate;
+  ud::coll_start(tm, ud::coll_kind::reduce_all, 0, new arg_check(gate, what, a, b, loc));
+  return gate;
 #else
   (void)what, (void)tm, (void)a, (void)b, (void)loc;
+  return nullptr;
 #endif
 }
+
+// The base of the calls' operations: finish() first asks awaiting_check(), and is called
+// again when the argument check completes after the call's own collective.
+template <typename Cxs>
+class checked_op : public ud::coll_op_base<Cxs> {
+ public:
+  using ud::coll_op_base<Cxs>::coll_op_base;
+  arg_gate* gate = nullptr;
+
+ protected:
+  bool awaiting_check() {
+    if (!gate) return false;
+    if (!gate->checked) {
+      gate->waiting = this;
+      return true;
+    }
+    delete gate;
+    gate = nullptr;
+    return false;
+  }
+};
 
 [[noreturn]] inline void fail_sizes(const ud::source_loc& loc, const char* what, std::size_t got, std::size_t want,
                                     const char* why) {
@@ -98,23 +150,23 @@ inline void verify_same_args(const char* what, const upcxx::team& tm, std::int64
 // gather_all of blocks of one size too large for a message runs as an alltoall of one block
 // (direct copies between the ranks of a machine): then src is kept, not copied into data.
 template <typename Cxs, typename T>
-class gather_op final : public ud::coll_op_base<Cxs> {
+class gather_op final : public checked_op<Cxs> {
  public:
   gather_op(Cxs&& cxs, T* dst, std::size_t head, std::size_t total, const char* what, const ud::source_loc& loc)
-      : ud::coll_op_base<Cxs>(std::move(cxs)), dst_(dst), head_(head), total_(total), what_(what), loc_(loc) {}
+      : checked_op<Cxs>(std::move(cxs)), dst_(dst), head_(head), total_(total), what_(what), loc_(loc) {}
   // gather_all: contributes src, directly when its blocks are large.
   void contribute(const T* src, std::size_t count) {
     if (count * sizeof(T) > ud::coll_direct_min_block()) {
       src_ = reinterpret_cast<const std::byte*>(src);
-      this->direct_gather_block = count * sizeof(T);
+      this->block_bytes = count * sizeof(T);
     } else {
       ud::coll_store_bytes(this->data, src, count);
       this->same_size_everywhere = true;  // one count on every rank (checked in debug codemode)
     }
   }
-  ud::coll_block block_to(intrank_t) override { return {src_, this->direct_gather_block}; }
+  ud::coll_block block_to(intrank_t) override { return {src_, this->block_bytes}; }
   ud::coll_dest dest_from(intrank_t from) override {
-    const std::size_t b = this->direct_gather_block;
+    const std::size_t b = this->block_bytes;
     return {reinterpret_cast<std::byte*>(dst_) + static_cast<std::size_t>(from) * b, b};
   }
   void place(intrank_t from, const std::byte* in, std::size_t n) override {
@@ -123,7 +175,8 @@ class gather_op final : public ud::coll_op_base<Cxs> {
     if (n) std::memcpy(d.data, in, n);
   }
   void finish() override {
-    if (dst_ && !this->direct_gather_block) {
+    if (this->awaiting_check()) return;
+    if (dst_ && !this->block_bytes) {
       const std::size_t got = this->data.size();
       if (got != total_) fail_sizes(loc_, what_, got, total_, "the ranks' counts differ");
       auto* out = reinterpret_cast<std::byte*>(dst_);
@@ -191,10 +244,10 @@ class gather_value_op final : public ud::coll_op_base<Cxs, std::vector<T>> {
 };
 
 template <typename Cxs, typename T, typename Op>
-class scan_op final : public ud::coll_op_base<Cxs> {
+class scan_op final : public checked_op<Cxs> {
  public:
   scan_op(Cxs&& cxs, Op op, T* dst, bool exclusive, const char* what, const ud::source_loc& loc)
-      : ud::coll_op_base<Cxs>(std::move(cxs)), op_(std::move(op)), dst_(dst), what_(what), loc_(loc) {
+      : checked_op<Cxs>(std::move(cxs)), op_(std::move(op)), dst_(dst), what_(what), loc_(loc) {
     this->scan_exclusive = exclusive;
     this->same_size_everywhere = true;
   }
@@ -203,9 +256,9 @@ class scan_op final : public ud::coll_op_base<Cxs> {
     ud::coll_combine_trivial<T>(op_, acc, in, n, in_from_lower);
   }
   void finish() override {
-    const ud::coll_bytes& result = this->scan_exclusive ? this->aux : this->data;
-    if ((!this->scan_exclusive || this->aux_set) && !result.empty())
-      std::memcpy(static_cast<void*>(dst_), result.data(), result.size());
+    if (this->awaiting_check()) return;
+    if (this->has_result && !this->data.empty())
+      std::memcpy(static_cast<void*>(dst_), this->data.data(), this->data.size());
     this->notify({});
   }
 
@@ -220,17 +273,17 @@ class scan_op final : public ud::coll_op_base<Cxs> {
 // uniform form computes offsets; the v-form keeps the prefix sums of its counts (the caller's
 // arrays are read during the call only).
 template <typename Cxs, typename T>
-class alltoall_op final : public ud::coll_op_base<Cxs> {
+class alltoall_op final : public checked_op<Cxs> {
  public:
   alltoall_op(Cxs&& cxs, const T* src, T* dst, std::size_t count, const char* what, const ud::source_loc& loc)
-      : ud::coll_op_base<Cxs>(std::move(cxs)), src_(src), dst_(dst), count_(count), what_(what), loc_(loc) {
-    this->uniform_block = count * sizeof(T);
-    if (!this->uniform_block) this->uniform_block = 1;  // Bruck on empty blocks: cheap, uniform
+      : checked_op<Cxs>(std::move(cxs)), src_(src), dst_(dst), count_(count), what_(what), loc_(loc) {
+    this->block_bytes = count * sizeof(T);
+    if (!this->block_bytes) this->block_bytes = 1;  // Bruck on empty blocks: cheap, uniform
     empty_ = count == 0;
   }
   alltoall_op(Cxs&& cxs, const T* src, const std::size_t* send_counts, T* dst, const std::size_t* recv_counts, intrank_t n,
               const char* what, const ud::source_loc& loc)
-      : ud::coll_op_base<Cxs>(std::move(cxs)), src_(src), dst_(dst), what_(what), loc_(loc) {
+      : checked_op<Cxs>(std::move(cxs)), src_(src), dst_(dst), what_(what), loc_(loc) {
     send_at_.resize(static_cast<std::size_t>(n) + 1);
     recv_at_.resize(static_cast<std::size_t>(n) + 1);
     for (intrank_t k = 0; k < n; ++k) {
@@ -261,7 +314,10 @@ class alltoall_op final : public ud::coll_op_base<Cxs> {
                                                                        "rank's receive count for it").c_str());
     if (n) std::memcpy(d.data, in, n);
   }
-  void finish() override { this->notify({}); }
+  void finish() override {
+    if (this->awaiting_check()) return;
+    this->notify({});
+  }
 
  private:
   const T* src_;
@@ -305,7 +361,7 @@ auto gather(const T* src, T* dst, std::size_t count, upcxx::intrank_t root, cons
     detail::copy_elems(dst, src, count);
     return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
   }
-  detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), root, loc);
+  auto* gate = detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), root, loc);
   const bool at_root = tm.rank_me() == root;
   const std::size_t b = count * sizeof(T);
   auto* op = new detail::gather_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)), at_root ? dst : nullptr,
@@ -313,6 +369,7 @@ auto gather(const T* src, T* dst, std::size_t count, upcxx::intrank_t root, cons
                                              what, loc);
   upcxx::detail::coll_store_bytes(op->data, src, count);
   op->same_size_everywhere = true;
+  op->gate = gate;
   return upcxx::detail::coll_launch(tm, upcxx::detail::coll_kind::gather, root, op);
 }
 
@@ -332,7 +389,7 @@ auto gatherv(const T* src, std::size_t count, T* dst, const std::size_t* counts,
     detail::copy_elems(dst, src, count);
     return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
   }
-  detail::verify_same_args(what, tm, 0, root, loc);
+  auto* gate = detail::verify_same_args(what, tm, 0, root, loc);
   std::size_t head = 0, total = 0;
   if (me == root) {
     if (counts[me] != count)
@@ -345,6 +402,7 @@ auto gatherv(const T* src, std::size_t count, T* dst, const std::size_t* counts,
   auto* op = new detail::gather_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)), me == root ? dst : nullptr, head,
                                              total, what, loc);
   upcxx::detail::coll_store_bytes(op->data, src, count);
+  op->gate = gate;
   return upcxx::detail::coll_launch(tm, upcxx::detail::coll_kind::gather, root, op);
 }
 
@@ -364,10 +422,11 @@ auto gather_all(const T* src, T* dst, std::size_t count, const upcxx::team& tm =
     detail::copy_elems(dst, src, count);
     return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
   }
-  detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
+  auto* gate = detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
   const std::size_t total = static_cast<std::size_t>(n) * count * sizeof(T);
   auto* op = new detail::gather_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)), dst, total, total, what, loc);
   op->contribute(src, count);
+  op->gate = gate;
   return upcxx::detail::coll_launch(tm, upcxx::detail::coll_kind::gather_all, 0, op);
 }
 
@@ -426,8 +485,9 @@ auto alltoall(const T* src, T* dst, std::size_t count, const upcxx::team& tm = u
     detail::copy_elems(dst, src, count);
     return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
   }
-  detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
+  auto* gate = detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
   auto* op = new detail::alltoall_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)), src, dst, count, what, loc);
+  op->gate = gate;
   return upcxx::detail::coll_launch(tm, upcxx::detail::coll_kind::alltoall, 0, op);
 }
 
@@ -468,10 +528,11 @@ auto scan(const T* src, T* dst, std::size_t count, BinaryOp&& op, const upcxx::t
     detail::copy_elems(dst, src, count);
     return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
   }
-  detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
+  auto* gate = detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
   auto* o = new detail::scan_op<cxs_t, T, op_t>(cxs_t(std::forward<Cx>(completions)), op_t(std::forward<BinaryOp>(op)),
                                                 dst, false, what, loc);
   upcxx::detail::coll_store_bytes(o->data, src, count);
+  o->gate = gate;
   return upcxx::detail::coll_launch(tm, upcxx::detail::coll_kind::scan, 0, o);
 }
 
@@ -486,10 +547,11 @@ auto exscan(const T* src, T* dst, std::size_t count, BinaryOp&& op, const upcxx:
   constexpr const char* what = "gannet::exscan (collective)";
   upcxx::detail::coll_check_caller(what);
   if (tm.rank_n() == 1) return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
-  detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
+  auto* gate = detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
   auto* o = new detail::scan_op<cxs_t, T, op_t>(cxs_t(std::forward<Cx>(completions)), op_t(std::forward<BinaryOp>(op)),
                                                 dst, true, what, loc);
   upcxx::detail::coll_store_bytes(o->data, src, count);
+  o->gate = gate;
   return upcxx::detail::coll_launch(tm, upcxx::detail::coll_kind::scan, 0, o);
 }
 

@@ -144,6 +144,8 @@ struct coll_state {
   std::uint32_t arriving_round = 0;
   upcxx::detail::coll_bytes taken;  // the last message taken out of the inbox
   upcxx::detail::coll_bytes packed;  // alltoall (Bruck): the blocks of this round's message
+  upcxx::detail::coll_bytes aux;     // exscan: the combination of the lower ranks so far
+  bool aux_set = false;
 };
 
 // A message's bytes, valid until the next take().
@@ -238,6 +240,7 @@ void retire(coll_state& s) {
   s.sent = false;
   s.begun = false;
   s.served = 0;
+  s.aux_set = false;
   s.inbox.clear();
   s.arriving = nullptr;
   s.driving = false;
@@ -270,7 +273,7 @@ class machine {
       case coll_kind::reduce_one: return reduce_one();
       case coll_kind::reduce_all: return reduce_all();
       case coll_kind::gather: return reduce_one();
-      case coll_kind::gather_all: return s_.client->direct_gather_block ? pairwise() : reduce_all();
+      case coll_kind::gather_all: return s_.client->block_bytes ? pairwise() : reduce_all();
       case coll_kind::scan: return scan();
       case coll_kind::alltoall: return alltoall();
     }
@@ -439,21 +442,25 @@ class machine {
         if (!has(s_.step)) return false;
         const msg_view in = take(s_.step);
         if (c.scan_exclusive) {
-          if (c.aux_set) c.combine(c.aux, in.data, in.size, true);
-          else c.aux.assign(in.data, in.size);
-          c.aux_set = true;
+          if (s_.aux_set) c.combine(s_.aux, in.data, in.size, true);
+          else s_.aux.assign(in.data, in.size);
+          s_.aux_set = true;
         }
         c.combine(c.data, in.data, in.size, true);
       }
       ++s_.step;
       s_.sent = false;
     }
+    if (c.scan_exclusive) {
+      c.has_result = s_.aux_set;
+      if (s_.aux_set) std::swap(c.data, s_.aux);  // the state keeps the other's capacity
+    }
     return true;
   }
 
   bool alltoall() {
     auto& c = *s_.client;
-    if (c.uniform_block && c.uniform_block <= upcxx::detail::alltoall_bruck_max_block) return bruck();
+    if (c.block_bytes && c.block_bytes <= upcxx::detail::alltoall_bruck_max_block) return bruck();
     return pairwise();
   }
 
@@ -565,7 +572,7 @@ class machine {
   bool bruck() {
     auto& c = *s_.client;
     const intrank_t n = s_.n, me = s_.me;
-    const std::size_t b = c.uniform_block;
+    const std::size_t b = c.block_bytes;
     auto& d = c.data;
     if (!s_.begun) {
       s_.begun = true;
@@ -788,7 +795,7 @@ void shm_alltoall_done(void* ctx) {
   auto* op = static_cast<shm_op*>(ctx);
   coll_client* c = op->client;
   const intrank_t me = upcxx::detail::g_state.rank_me;
-  const std::size_t b = c->uniform_block;
+  const std::size_t b = c->block_bytes;
   for (intrank_t r = 0; r < op->n; ++r) c->place(r, slot_view(r, op->slot).data + static_cast<std::size_t>(me) * b, b);
   delete op;
   c->finish();
@@ -826,7 +833,7 @@ bool start_on_world_barrier(const upcxx::team& t, coll_kind kind, coll_client* c
   void (*done)(void*) = nullptr;
   if (kind == coll_kind::alltoall) {
     // Bruck-sized blocks whose n fit one slot: the slot holds this rank's blocks in order.
-    const std::size_t b = client->uniform_block;
+    const std::size_t b = client->block_bytes;
     if (!b || b > upcxx::detail::alltoall_bruck_max_block || b * static_cast<std::size_t>(n) > slot_payload) return false;
     client->data.resize(0);
     for (intrank_t r = 0; r < n; ++r) {
@@ -835,7 +842,7 @@ bool start_on_world_barrier(const upcxx::team& t, coll_kind kind, coll_client* c
     }
     done = shm_alltoall_done;
   } else if (kind == coll_kind::reduce_all || kind == coll_kind::gather_all) {
-    if (!client->same_size_everywhere || client->data.size() > slot_payload || client->direct_gather_block) return false;
+    if (!client->same_size_everywhere || client->data.size() > slot_payload || client->block_bytes) return false;
     done = kind == coll_kind::reduce_all ? shm_reduce_done : shm_gather_all_done;
   } else {
     return false;  // scan and the rooted ones: a rank waits for fewer than all, which messages do better

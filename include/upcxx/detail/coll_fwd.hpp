@@ -33,7 +33,7 @@ enum class coll_kind : std::uint8_t {
   // The gannet collectives (include/gannet/collectives.hpp):
   gather,      // reduce_one's tree, contributions concatenated (the root's in root-relative order)
   gather_all,  // reduce_all's pattern, contributions concatenated in team rank order
-  scan,        // dissemination: data ends as the inclusive prefix, aux as the exclusive one
+  scan,        // dissemination: data ends as the inclusive prefix, or the exclusive one
   alltoall,    // Bruck for small blocks of one size, pairwise exchange otherwise
 };
 
@@ -136,14 +136,15 @@ class coll_client : public pooled {
   // bulk counts, which the specification makes single-valued): lets the engine choose a path
   // by size that every member chooses alike.
   bool same_size_everywhere = false;
-  // scan: the exclusive prefix (the combination of every lower team rank's contribution),
-  // computed only when wanted; unset at team rank 0.
+  // scan: whether the result is the exclusive prefix (the combination of every lower team
+  // rank's contribution); there is none at team rank 0, and the engine clears has_result.
   bool scan_exclusive = false;
-  bool aux_set = false;
-  coll_bytes aux;
+  bool has_result = true;
   // alltoall: the bytes of every block when all blocks of all members have one size (0 for
-  // the v-form, whose blocks differ).
-  std::size_t uniform_block = 0;
+  // the v-form, whose blocks differ). gather_all: the bytes of every member's contribution
+  // when they are all alike and large enough for direct copies, which the engine then runs as
+  // an alltoall of one block (0 otherwise).
+  std::size_t block_bytes = 0;
 
   // acc = op(acc, in) for reductions; `in_from_lower` says whether `in` combines the values of
   // lower team ranks than acc's, for operations that care about order.
@@ -163,9 +164,6 @@ class coll_client : public pooled {
     return {nullptr, 0};
   }
   virtual void place(intrank_t from, const std::byte* in, std::size_t n) { (void)from, (void)in, (void)n; }
-  // gather_all: the bytes of every member's contribution when they are all alike and large
-  // enough for direct copies (the engine then runs it as an alltoall of one block); 0 else.
-  std::size_t direct_gather_block = 0;
   // Runs once, from inside coll_start or a later progress call of any thread, when the
   // collective has completed at this rank; it owns the client and frees it.
   virtual void finish() = 0;
