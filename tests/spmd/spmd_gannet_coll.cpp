@@ -3,7 +3,8 @@
 // world, local_team, split teams (reversed, by parity, of one rank) and with a future, a
 // promise and an LPC for completion; gather_all of strings, vectors and a struct. Every rank
 // computes what every other contributed from (seed, rank, index), so each result is checked
-// in full. Sizes straddle Bruck's limit and the transport's message sizes.
+// in full. Sizes straddle Bruck's limit and the transport's message sizes. With the argument
+// "large": blocks read in place from the shared heap, and staging that finds the heap full.
 #include <cstdint>
 #include <random>
 #include <string>
@@ -197,11 +198,53 @@ void everything(const upcxx::team& tm, std::uint64_t seed) {
   values(tm);
 }
 
+// Large blocks (over the 32 KiB direct-copy limit) in the shared heap, read in place by the
+// peers; and from private memory, whose staging copy falls back to messages when the heap
+// has no room (run with a small heap: the "large" argument).
+void large_blocks(std::uint64_t seed) {
+  const int n = upcxx::rank_n(), me = upcxx::rank_me();
+  const std::size_t count = 9000;  // doubles: 72 000 bytes per block
+  upcxx::global_ptr<double> hsrc = upcxx::new_array<double>(count * n), hdst = upcxx::new_array<double>(count * n + 1);
+  for (int j = 0; j < n; ++j)
+    for (std::size_t i = 0; i < count; ++i) hsrc.local()[j * count + i] = elem<double>(seed, me * n + j, i);
+  hdst.local()[count * n] = -1;
+  gannet::alltoall(hsrc.local(), hdst.local(), count).wait();
+  for (int k = 0; k < n; ++k)
+    for (std::size_t i = 0; i < count; ++i) SPMD_CHECK(hdst.local()[k * count + i] == elem<double>(seed, k * n + me, i));
+  SPMD_CHECK(hdst.local()[count * n] == -1);
+  gannet::gather_all(hsrc.local(), hdst.local(), count).wait();
+  for (int k = 0; k < n; ++k)
+    for (std::size_t i = 0; i < count; ++i) SPMD_CHECK(hdst.local()[k * count + i] == elem<double>(seed, k * n, i));
+  upcxx::delete_array(hsrc);
+  upcxx::delete_array(hdst);
+  // Private buffers, with most of the heap taken so that staging may not fit.
+  std::vector<upcxx::global_ptr<char>> hog;
+  while (auto g = upcxx::allocate<char>(64 * 1024)) hog.push_back(g);
+  if (!hog.empty()) {
+    upcxx::deallocate(hog.back());  // a little room for the runtime's own needs
+    hog.pop_back();
+  }
+  std::vector<double> src(count * n), dst(count * n);
+  for (int j = 0; j < n; ++j)
+    for (std::size_t i = 0; i < count; ++i) src[j * count + i] = elem<double>(seed + 1, me * n + j, i);
+  gannet::alltoall(src.data(), dst.data(), count).wait();
+  for (int k = 0; k < n; ++k)
+    for (std::size_t i = 0; i < count; ++i) SPMD_CHECK(dst[k * count + i] == elem<double>(seed + 1, k * n + me, i));
+  for (auto& g : hog) upcxx::deallocate(g);
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   upcxx::init();
   const int me = upcxx::rank_me(), n = upcxx::rank_n();
+  if (argc > 1 && std::string(argv[1]) == "large") {
+    large_blocks(7);
+    upcxx::barrier();
+    if (me == 0) upcxx::say() << "spmd_gannet_coll: OK (" << n << " ranks, large blocks)";
+    upcxx::finalize();
+    return 0;
+  }
   everything(upcxx::world(), 1);
   {
     upcxx::team reversed = upcxx::world().split(0, n - me);
