@@ -30,14 +30,15 @@
 //
 // Cost (src/coll/coll.cpp): gather, gather_all and scan take O(log n) rounds of one message
 // per rank; alltoall of small blocks takes Bruck's ceil(log2 n) rounds, of larger blocks n-1
-// messages that each move a block once. Debug codemode checks that every member passed the
-// same count and root (one more small collective per call) and that the blocks that arrive
-// have the sizes the counts say, and names the call and the caller's line when they differ.
+// messages; a block over 32 KiB is copied once by its receiver from the sender's shared heap
+// (staged there first when it is private memory), or read by RMA get from another machine.
+// Debug codemode checks that every member passed the same count and root (one more small
+// collective per call, which the call's completion waits for); every codemode checks that the
+// blocks that arrive have the sizes the counts say. Both name the call and the caller's line.
 #pragma once
 
 #include "upcxx/version.hpp"
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
