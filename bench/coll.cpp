@@ -17,18 +17,10 @@
 #include "timed.hpp"
 
 namespace gb = gannet::bench;
+using gb::each;
 
 namespace {
 bool g_stop = false;
-
-// body() once per iteration.
-template <typename Body>
-auto each(Body body) {
-  return [body](long iters) mutable {
-    for (long i = 0; i < iters; ++i) body();
-  };
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {

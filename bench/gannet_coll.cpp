@@ -20,6 +20,7 @@
 #include "timed.hpp"
 
 namespace gb = gannet::bench;
+using gb::each;
 
 namespace {
 // The copies of the bounds stay copies: the buffer escapes to the compiler.
@@ -38,13 +39,6 @@ struct page_buffer {
   char* p;
   std::size_t n;
 };
-
-template <typename Body>
-auto each(Body body) {
-  return [body](long iters) mutable {
-    for (long i = 0; i < iters; ++i) body();
-  };
-}
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -31,4 +31,12 @@ stats timed(int repeats, long iters, Body&& body) {
   return s;
 }
 
+// timed()'s body for an operation timed one call at a time: body() once per iteration.
+template <typename Body>
+auto each(Body body) {
+  return [body](long iters) mutable {
+    for (long i = 0; i < iters; ++i) body();
+  };
+}
+
 }  // namespace gannet::bench

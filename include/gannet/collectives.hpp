@@ -331,17 +331,20 @@ class alltoall_op final : public checked_op<Cxs> {
   ud::source_loc loc_;
 };
 
-template <typename T>
-void check_array_type() {
+// What every array form asks of its arguments' types.
+template <typename T, typename Cx>
+void check_array_call() {
   static_assert(upcxx::is_trivially_serializable<T>::value,
                 "gannet collectives: the array forms need a TriviallySerializable T (gather_all(value) takes any "
                 "Serializable value)");
+  static_assert(ud::is_completion_v<Cx>, "gannet collectives: the completions argument must be a completion object");
 }
 
-// Team of one: copy and complete in the next user-level progress, as the UPC++ collectives do.
-template <typename T>
-void copy_elems(T* dst, const T* src, std::size_t count) {
+// Team of one: copy, and complete in the next user-level progress, as the UPC++ collectives do.
+template <typename T, typename Cx>
+auto complete_alone(T* dst, const T* src, std::size_t count, Cx&& completions) {
   if (count && dst != src) std::memmove(static_cast<void*>(dst), src, count * sizeof(T));
+  return ud::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
 }
 
 }  // namespace detail
@@ -351,16 +354,14 @@ template <typename T, typename Cx = detail::default_cx>
 auto gather(const T* src, T* dst, std::size_t count, upcxx::intrank_t root, const upcxx::team& tm = upcxx::world(),
             Cx&& completions = upcxx::operation_cx::as_future(),
             const upcxx::detail::source_loc& loc = upcxx::detail::source_loc::current()) {
-  detail::check_array_type<T>();
-  static_assert(upcxx::detail::is_completion_v<Cx>, "gannet::gather: the completions argument must be a completion object");
+  detail::check_array_call<T, Cx>();
   using cxs_t = upcxx::detail::coll_decay_t<Cx>;
   constexpr const char* what = "gannet::gather (collective)";
   upcxx::detail::coll_check_caller(what);
   upcxx::detail::check_rank("gannet::gather (root)", root, tm.rank_n(), loc);
   const upcxx::intrank_t n = tm.rank_n();
   if (n == 1) {
-    detail::copy_elems(dst, src, count);
-    return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
+    return detail::complete_alone(dst, src, count, std::forward<Cx>(completions));
   }
   auto* gate = detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), root, loc);
   const bool at_root = tm.rank_me() == root;
@@ -379,16 +380,14 @@ template <typename T, typename Cx = detail::default_cx>
 auto gatherv(const T* src, std::size_t count, T* dst, const std::size_t* counts, upcxx::intrank_t root,
              const upcxx::team& tm = upcxx::world(), Cx&& completions = upcxx::operation_cx::as_future(),
              const upcxx::detail::source_loc& loc = upcxx::detail::source_loc::current()) {
-  detail::check_array_type<T>();
-  static_assert(upcxx::detail::is_completion_v<Cx>, "gannet::gatherv: the completions argument must be a completion object");
+  detail::check_array_call<T, Cx>();
   using cxs_t = upcxx::detail::coll_decay_t<Cx>;
   constexpr const char* what = "gannet::gatherv (collective)";
   upcxx::detail::coll_check_caller(what);
   upcxx::detail::check_rank("gannet::gatherv (root)", root, tm.rank_n(), loc);
   const upcxx::intrank_t n = tm.rank_n(), me = tm.rank_me();
   if (n == 1) {
-    detail::copy_elems(dst, src, count);
-    return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
+    return detail::complete_alone(dst, src, count, std::forward<Cx>(completions));
   }
   auto* gate = detail::verify_same_args(what, tm, 0, root, loc);
   std::size_t head = 0, total = 0;
@@ -412,16 +411,13 @@ template <typename T, typename Cx = detail::default_cx>
 auto gather_all(const T* src, T* dst, std::size_t count, const upcxx::team& tm = upcxx::world(),
                 Cx&& completions = upcxx::operation_cx::as_future(),
                 const upcxx::detail::source_loc& loc = upcxx::detail::source_loc::current()) {
-  detail::check_array_type<T>();
-  static_assert(upcxx::detail::is_completion_v<Cx>,
-                "gannet::gather_all: the completions argument must be a completion object");
+  detail::check_array_call<T, Cx>();
   using cxs_t = upcxx::detail::coll_decay_t<Cx>;
   constexpr const char* what = "gannet::gather_all (collective)";
   upcxx::detail::coll_check_caller(what);
   const upcxx::intrank_t n = tm.rank_n();
   if (n == 1) {
-    detail::copy_elems(dst, src, count);
-    return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
+    return detail::complete_alone(dst, src, count, std::forward<Cx>(completions));
   }
   auto* gate = detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
   const std::size_t total = static_cast<std::size_t>(n) * count * sizeof(T);
@@ -435,17 +431,14 @@ template <typename T, typename Cx = detail::default_cx>
 auto gather_allv(const T* src, std::size_t count, T* dst, const std::size_t* counts,
                  const upcxx::team& tm = upcxx::world(), Cx&& completions = upcxx::operation_cx::as_future(),
                  const upcxx::detail::source_loc& loc = upcxx::detail::source_loc::current()) {
-  detail::check_array_type<T>();
-  static_assert(upcxx::detail::is_completion_v<Cx>,
-                "gannet::gather_allv: the completions argument must be a completion object");
+  detail::check_array_call<T, Cx>();
   using cxs_t = upcxx::detail::coll_decay_t<Cx>;
   constexpr const char* what = "gannet::gather_allv (collective)";
   upcxx::detail::coll_check_caller(what);
   const upcxx::intrank_t n = tm.rank_n(), me = tm.rank_me();
   if (counts[me] != count) upcxx::detail::fail_at(loc, std::string(what) + ": counts[rank_me()] differs from count");
   if (n == 1) {
-    detail::copy_elems(dst, src, count);
-    return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
+    return detail::complete_alone(dst, src, count, std::forward<Cx>(completions));
   }
   std::size_t total = 0;
   for (upcxx::intrank_t r = 0; r < n; ++r) total += counts[r] * sizeof(T);
@@ -477,14 +470,12 @@ template <typename T, typename Cx = detail::default_cx>
 auto alltoall(const T* src, T* dst, std::size_t count, const upcxx::team& tm = upcxx::world(),
               Cx&& completions = upcxx::operation_cx::as_future(),
               const upcxx::detail::source_loc& loc = upcxx::detail::source_loc::current()) {
-  detail::check_array_type<T>();
-  static_assert(upcxx::detail::is_completion_v<Cx>, "gannet::alltoall: the completions argument must be a completion object");
+  detail::check_array_call<T, Cx>();
   using cxs_t = upcxx::detail::coll_decay_t<Cx>;
   constexpr const char* what = "gannet::alltoall (collective)";
   upcxx::detail::coll_check_caller(what);
   if (tm.rank_n() == 1) {
-    detail::copy_elems(dst, src, count);
-    return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
+    return detail::complete_alone(dst, src, count, std::forward<Cx>(completions));
   }
   auto* gate = detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
   auto* op = new detail::alltoall_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)), src, dst, count, what, loc);
@@ -496,9 +487,7 @@ template <typename T, typename Cx = detail::default_cx>
 auto alltoallv(const T* src, const std::size_t* send_counts, T* dst, const std::size_t* recv_counts,
                const upcxx::team& tm = upcxx::world(), Cx&& completions = upcxx::operation_cx::as_future(),
                const upcxx::detail::source_loc& loc = upcxx::detail::source_loc::current()) {
-  detail::check_array_type<T>();
-  static_assert(upcxx::detail::is_completion_v<Cx>,
-                "gannet::alltoallv: the completions argument must be a completion object");
+  detail::check_array_call<T, Cx>();
   using cxs_t = upcxx::detail::coll_decay_t<Cx>;
   constexpr const char* what = "gannet::alltoallv (collective)";
   upcxx::detail::coll_check_caller(what);
@@ -506,8 +495,7 @@ auto alltoallv(const T* src, const std::size_t* send_counts, T* dst, const std::
   if (n == 1) {
     if (send_counts[0] != recv_counts[0])
       upcxx::detail::fail_at(loc, std::string(what) + ": send_counts[0] differs from recv_counts[0] on a team of one");
-    detail::copy_elems(dst, src, send_counts[0]);
-    return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
+    return detail::complete_alone(dst, src, send_counts[0], std::forward<Cx>(completions));
   }
   auto* op = new detail::alltoall_op<cxs_t, T>(cxs_t(std::forward<Cx>(completions)), src, send_counts, dst, recv_counts,
                                                n, what, loc);
@@ -519,15 +507,13 @@ template <typename T, typename BinaryOp, typename Cx = detail::default_cx>
 auto scan(const T* src, T* dst, std::size_t count, BinaryOp&& op, const upcxx::team& tm = upcxx::world(),
           Cx&& completions = upcxx::operation_cx::as_future(),
           const upcxx::detail::source_loc& loc = upcxx::detail::source_loc::current()) {
-  detail::check_array_type<T>();
-  static_assert(upcxx::detail::is_completion_v<Cx>, "gannet::scan: the completions argument must be a completion object");
+  detail::check_array_call<T, Cx>();
   using cxs_t = upcxx::detail::coll_decay_t<Cx>;
   using op_t = upcxx::detail::coll_decay_t<BinaryOp>;
   constexpr const char* what = "gannet::scan (collective)";
   upcxx::detail::coll_check_caller(what);
   if (tm.rank_n() == 1) {
-    detail::copy_elems(dst, src, count);
-    return upcxx::detail::coll_complete_now(std::forward<Cx>(completions), std::tuple<>{});
+    return detail::complete_alone(dst, src, count, std::forward<Cx>(completions));
   }
   auto* gate = detail::verify_same_args(what, tm, static_cast<std::int64_t>(count), 0, loc);
   auto* o = new detail::scan_op<cxs_t, T, op_t>(cxs_t(std::forward<Cx>(completions)), op_t(std::forward<BinaryOp>(op)),
@@ -541,8 +527,7 @@ template <typename T, typename BinaryOp, typename Cx = detail::default_cx>
 auto exscan(const T* src, T* dst, std::size_t count, BinaryOp&& op, const upcxx::team& tm = upcxx::world(),
             Cx&& completions = upcxx::operation_cx::as_future(),
             const upcxx::detail::source_loc& loc = upcxx::detail::source_loc::current()) {
-  detail::check_array_type<T>();
-  static_assert(upcxx::detail::is_completion_v<Cx>, "gannet::exscan: the completions argument must be a completion object");
+  detail::check_array_call<T, Cx>();
   using cxs_t = upcxx::detail::coll_decay_t<Cx>;
   using op_t = upcxx::detail::coll_decay_t<BinaryOp>;
   constexpr const char* what = "gannet::exscan (collective)";
