@@ -30,6 +30,7 @@
 #include "upcxx/persona.hpp"
 #include "upcxx/say.hpp"
 #include "upcxx/team.hpp"
+#include "util/crash.hpp"
 #include "util/log.hpp"
 #include "util/size_parse.hpp"
 
@@ -50,6 +51,20 @@ void atomics_attach();  // atomics.cpp
 
 namespace gannet::runtime {
 namespace {
+
+// Crash reports from the start of main() (util/crash.hpp), so that a call made before
+// init() that faults still says where, and why.
+const char* crash_note() {
+  return upcxx::detail::g_state.init_count == 0
+             ? "note: UPC++ was not initialized when this happened: a call before upcxx::init() or after "
+               "upcxx::finalize()?"
+             : nullptr;
+}
+[[maybe_unused]] const bool g_crash_reports = [] {
+  util::set_crash_note(crash_note);
+  util::install_crash_handlers();
+  return true;
+}();
 
 constexpr std::size_t default_heap_bytes = 128ull << 20;
 // The first bytes of every segment are runtime scratch (gannet::all_gather); the heap
@@ -352,6 +367,7 @@ void detail::init_library(bool par, bool debug) {
     char prefix[48];
     std::snprintf(prefix, sizeof prefix, "gannet rank %d", r.tp->rank_me());
     gannet::util::set_log_prefix(prefix);
+    gannet::util::install_crash_handlers();  // takes back the signals MPI_Init may have taken
   }
   auto& tp = *r.tp;
   tp.attach();

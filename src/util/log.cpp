@@ -34,6 +34,8 @@ void set_log_prefix(const char* prefix) {
   std::snprintf(g_prefix, sizeof g_prefix, "%s", prefix);
 }
 
+const char* log_prefix() { return g_prefix; }
+
 void fatal(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -1,6 +1,6 @@
 // Fatal errors and diagnostics shared by the runtime, the transports and the tools.
 //
-// The util room (src/util): this file, size parsing (size_parse.hpp: the sizes UPC++ users
+// The util room (src/util): this file, crash reports (crash.hpp), size parsing (size_parse.hpp: the sizes UPC++ users
 // write, shared by the launcher and init) and the traffic counters (traffic.hpp, behind
 // gannet::traffic()). Every other room and the launcher use it. May include: nothing else of
 // src/ (scripts/check-layering.sh), only the standard library and, for the counters' public
@@ -22,6 +22,8 @@ namespace gannet::util {
 
 // Sets the prefix for every diagnostic of this process, e.g. "rank 3" (empty before init).
 void set_log_prefix(const char* prefix);
+// The prefix ("gannet" before init, "gannet rank 3" after).
+const char* log_prefix();
 
 [[noreturn]] void fatal(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 [[noreturn]] void fatal_at(const char* file, int line, const char* fmt, ...)

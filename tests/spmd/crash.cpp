@@ -18,7 +18,8 @@
 //         dist-object-in-rpc (an RPC body constructs a dist_object, a collective) |
 //         task-spawn-bad-rank, task-spawn-negative-rank (gannet::task_pool::spawn to rank 7,
 //         to rank -1) | task-run-reentrant (a task calls run() on its own pool; every rank
-//         calls run()) | ok
+//         calls run()) | user-segv (RANK dereferences a null pointer inside
+//         user_function_that_crashes) | user-throw (an exception leaves main on RANK) | ok
 // Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
 #include <signal.h>
 #include <unistd.h>
@@ -37,6 +38,9 @@
 #include <gannet/overlap.hpp>
 #include <gannet/tasks.hpp>
 #include <upcxx/upcxx.hpp>
+
+// Not inlined, so that the crash report's backtrace has the name to show.
+[[gnu::noinline]] void user_function_that_crashes(volatile int* p) { *p = 42; }
 
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "ok";
@@ -122,6 +126,8 @@ int main(int argc, char** argv) {
   } else if (mode == "heap") {
     std::printf("rank %d heap %zu\n", me, upcxx::shared_segment_size());
   } else if (me == victim) {
+    if (mode == "user-segv") user_function_that_crashes(nullptr);
+    if (mode == "user-throw") throw std::runtime_error("the user's own error");
     if (mode == "abort") std::abort();
     if (mode == "segv") ::raise(SIGSEGV);
     if (mode == "exit") std::exit(code);

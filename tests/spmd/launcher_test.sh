@@ -80,6 +80,51 @@ segv)
   expect_err "rank 0: killed by SIGSEGV"
   pids_gone 5 || fail "ranks still alive"
   ;;
+user-segv)
+  # The crash report: the signal, then a backtrace that names the user's function with its
+  # file and line (the test program is built with -g), before the launcher ends the job.
+  launch -n 2 "$crash" user-segv 1
+  expect_status 139
+  expect_err "rank 1: caught SIGSEGV .* at address 0x0 \\(a null pointer\\)"
+  expect_err "rank 1: +#[0-9]+ user_function_that_crashes\\(int volatile\\*\\) at .*crash.cpp:[0-9]+"
+  expect_err "rank 1: +#[0-9]+ main at .*crash.cpp:[0-9]+"
+  expect_err "rank 1: killed by SIGSEGV"
+  grep -q "rank 0: caught" "$work/err" && fail "rank 0 reported a crash it did not have"
+  # Off: only the launcher's line.
+  GANNET_BACKTRACE=0 launch -n 2 "$crash" user-segv 1
+  expect_status 139
+  grep -q "backtrace" "$work/err" && fail "GANNET_BACKTRACE=0 still printed a backtrace"
+  expect_err "rank 1: killed by SIGSEGV"
+  pids_gone 5 || fail "ranks still alive"
+  ;;
+user-throw)
+  launch -n 2 "$crash" user-throw 0
+  expect_status 134
+  expect_err "rank 0: terminate called after an uncaught exception of type std::runtime_error: the user's own error"
+  expect_err "rank 0: +#0 main(\\.cold)? at .*crash.cpp:[0-9]+"
+  [ "$(grep -c 'backtrace of the failing thread' "$work/err")" -eq 1 ] || fail "expected one backtrace"
+  pids_gone 5 || fail "ranks still alive"
+  ;;
+freeze)
+  # GANNET_FREEZE_ON_ERROR=1: the failing rank says its pid and waits; a debugger lets it go.
+  GANNET_FREEZE_ON_ERROR=1 "$run" -n 2 "$crash" user-segv 1 >"$work/out" 2>"$work/err" &
+  launcher=$!
+  for _ in $(seq 100); do grep -q "waits for a debugger" "$work/err" && break; sleep 0.1; done
+  expect_err "rank 1: GANNET_FREEZE_ON_ERROR: pid [0-9]+ on .* waits for a debugger: gdb -p [0-9]+"
+  pid=$(sed -n 's/.*GANNET_FREEZE_ON_ERROR: pid \([0-9]*\) .*/\1/p' "$work/err" | head -1)
+  sleep 0.5
+  kill -0 "$launcher" 2>/dev/null || fail "the job ended instead of waiting"
+  [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] || fail "the frozen rank is gone"
+  if command -v gdb >/dev/null; then
+    gdb -batch -p "$pid" -ex 'set var *(int*)&gannet_frozen = 0' -ex detach >/dev/null 2>&1 || kill -TERM "$launcher"  # ptrace not allowed here
+  else
+    kill -TERM "$launcher"
+  fi
+  wait "$launcher"
+  status=$?
+  [ "$status" -ne 0 ] || fail "the job succeeded"
+  pids_gone 5 || fail "ranks still alive"
+  ;;
 exit-code)
   launch -n 4 "$crash" exit 2 7
   expect_status 7
