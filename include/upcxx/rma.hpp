@@ -63,6 +63,11 @@ struct rma_op : pooled {
   void (*on_events)(rma_op* self, unsigned events) = nullptr;  // from internal progress
   persona* initiator = nullptr;
   unsigned pending = 0;  // events not yet delivered
+  // GANNET_TRACE/GANNET_STATS: when the operation started (0: not observed), what and where.
+  std::uint64_t observed_t0 = 0;
+  std::uint64_t observed_bytes = 0;
+  intrank_t observed_peer = 0;
+  bool observed_put = false;
   // Room for the runtime's adapter to the transport's completion interface, so an
   // off-node operation costs one allocation.
   alignas(void*) unsigned char sink_storage[2 * sizeof(void*)];
@@ -133,7 +138,7 @@ auto rput(T value, global_ptr<T> dest, Cx&& completions = operation_cx::as_futur
   detail::check_rma_args(dest.is_null(), "upcxx::rput", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (UPCXX_DETAIL_LIKELY(dest.detail_addressable())) {
-    std::memcpy(static_cast<void*>(dest.detail_local_unchecked()), &value, sizeof(T));
+    detail::local_copy(0, dest.where(), static_cast<void*>(dest.detail_local_unchecked()), &value, sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, dest.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
@@ -148,7 +153,7 @@ auto rput(const T* src, global_ptr<T> dest, std::size_t count, Cx&& completions 
   detail::check_rma_args(dest.is_null() || src == nullptr, "upcxx::rput", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (UPCXX_DETAIL_LIKELY(dest.detail_addressable())) {
-    std::memcpy(static_cast<void*>(dest.detail_local_unchecked()), src, count * sizeof(T));
+    detail::local_copy(0, dest.where(), static_cast<void*>(dest.detail_local_unchecked()), src, count * sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, dest.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(
@@ -166,7 +171,7 @@ auto rget(global_ptr<const T> src, Cx&& completions = operation_cx::as_future(),
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (UPCXX_DETAIL_LIKELY(src.detail_addressable())) {
     std::tuple<T> value;
-    std::memcpy(static_cast<void*>(&std::get<0>(value)), src.detail_local_unchecked(), sizeof(T));
+    detail::local_copy(1, src.where(), static_cast<void*>(&std::get<0>(value)), src.detail_local_unchecked(), sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, value, src.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<T>>(std::move(cxs),
@@ -182,7 +187,7 @@ auto rget(global_ptr<const T> src, T* dest, std::size_t count, Cx&& completions 
   detail::check_rma_args(src.is_null() || dest == nullptr, "upcxx::rget", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (UPCXX_DETAIL_LIKELY(src.detail_addressable())) {
-    std::memcpy(static_cast<void*>(dest), src.detail_local_unchecked(), count * sizeof(T));
+    detail::local_copy(1, src.where(), static_cast<void*>(dest), src.detail_local_unchecked(), count * sizeof(T));
     return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, src.where());
   }
   auto* op = new detail::async_op<detail::cx_decay<Cx>, std::tuple<>, std::tuple<>>(std::move(cxs),

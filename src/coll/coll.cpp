@@ -63,6 +63,7 @@
 #include "upcxx/collectives.hpp"
 #include "upcxx/team.hpp"
 #include "util/log.hpp"
+#include "util/observe.hpp"
 
 namespace upcxx::detail {
 bool team_is_world(const team& t);  // team.cpp: world, or a team of all ranks in world's order
@@ -74,6 +75,26 @@ namespace {
 using upcxx::intrank_t;
 using upcxx::detail::coll_client;
 using upcxx::detail::coll_kind;
+
+const char* observed_name(const coll_client& c) {
+  switch (c.observed_kind) {
+    case coll_kind::broadcast: return "broadcast";
+    case coll_kind::reduce_one: return "reduce_one";
+    case coll_kind::reduce_all: return "reduce_all";
+    case coll_kind::gather: return "gather";
+    case coll_kind::gather_all: return "gather_all";
+    case coll_kind::scan: return c.scan_exclusive ? "exscan" : "scan";
+    case coll_kind::alltoall: return "alltoall";
+    default: return "collective";
+  }
+}
+
+// Every path's end: the span of an observed collective, then the client's completion.
+void finish_client(coll_client* c) {
+  if (c->observed_t0) [[unlikely]]
+    gannet::observe::span(gannet::observe::kind::collective, -1, c->data.size(), c->observed_t0, 0, observed_name(*c));
+  c->finish();
+}
 
 // 16 bytes: with the transport's 32-byte message header and a scalar, one cache line.
 struct coll_head {
@@ -682,7 +703,7 @@ bool drive(const coll_key& key, coll_state& s) {
   // (runtime.hpp, barriers deliver; progress drains them before any callback).
   if (s.kind == coll_kind::barrier) runtime::barrier_completed(/*through_queue=*/s.n > 1);
   retire(s);
-  client->finish();
+  finish_client(client);
   return true;
 }
 
@@ -767,7 +788,7 @@ void shm_reduce_done(void* ctx) {
     else c->combine(c->data, slot + sizeof n, n, false);
   }
   delete op;
-  c->finish();
+  finish_client(c);
 }
 
 // The gannet collectives on the world barrier: every rank's slot holds its contribution
@@ -788,7 +809,7 @@ void shm_gather_all_done(void* ctx) {
     c->data.append(v.data, v.size);
   }
   delete op;
-  c->finish();
+  finish_client(c);
 }
 
 void shm_alltoall_done(void* ctx) {
@@ -798,7 +819,7 @@ void shm_alltoall_done(void* ctx) {
   const std::size_t b = c->block_bytes;
   for (intrank_t r = 0; r < op->n; ++r) c->place(r, slot_view(r, op->slot).data + static_cast<std::size_t>(me) * b, b);
   delete op;
-  c->finish();
+  finish_client(c);
 }
 
 void shm_barrier_done(void* ctx) {
@@ -806,7 +827,7 @@ void shm_barrier_done(void* ctx) {
   auto* op = static_cast<shm_op*>(ctx);
   coll_client* c = op->client;
   delete op;
-  c->finish();
+  finish_client(c);
 }
 
 // Every rank reads every rank's slot after the barrier: O(P) reads (and, the first time, a
@@ -888,6 +909,10 @@ void fail_collective_restricted(const char* what) {
 
 void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* client) {
   using namespace gannet::coll;
+  if (gannet::observe::on() && kind != coll_kind::barrier) [[unlikely]] {  // barrier(): the core records it
+    client->observed_t0 = gannet::observe::now();
+    client->observed_kind = kind;
+  }
   // Our calls are delivered before we arrive (runtime.hpp, barriers deliver), and memputs
   // are complete before any collective takes effect (gannet::overlap).
   if (kind == coll_kind::barrier) {

@@ -13,6 +13,7 @@
 #include "upcxx/completion.hpp"
 #include "upcxx/persona.hpp"
 #include "util/log.hpp"
+#include "util/observe.hpp"
 
 namespace upcxx {
 namespace detail {
@@ -360,6 +361,12 @@ void wait_for_cell(const cell_base* c) {
   if (!is_real_cell(c))
     gannet::util::fatal("wait() on a default-constructed future, which never becomes ready");
   gannet::runtime::idle_passes idle;  // nothing to do locally: let a rank sharing this core run
+  if (gannet::observe::on()) [[unlikely]] {
+    const std::uint64_t t0 = gannet::observe::now();
+    while (!c->ready()) idle.after(progress_once(progress_level::user, true));
+    gannet::observe::span(gannet::observe::kind::wait, -1, 0, t0);
+    return;
+  }
   while (!c->ready()) idle.after(progress_once(progress_level::user, true));
 }
 

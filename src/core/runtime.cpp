@@ -32,6 +32,7 @@
 #include "upcxx/team.hpp"
 #include "util/crash.hpp"
 #include "util/log.hpp"
+#include "util/observe.hpp"
 #include "util/size_parse.hpp"
 
 namespace upcxx::detail {
@@ -351,6 +352,33 @@ void exit_without_finalize(int status, void*) {
 }
 }  // namespace
 
+namespace {
+// GANNET_TRACE: ranks on another machine than rank 0 shift their clock onto rank 0's, as
+// read by every rank right after a barrier (good to the barrier's exit skew, microseconds).
+void align_trace_clocks(gannet::transport::transport& tp) {
+  const std::uint64_t mine = gannet::observe::now();
+  const std::vector<std::uint64_t> all = gannet::all_gather(mine);
+  const auto local = tp.local_ranks();
+  if (std::find(local.begin(), local.end(), 0) == local.end())
+    gannet::observe::set_clock_offset(static_cast<std::int64_t>(all[0]) - static_cast<std::int64_t>(mine));
+}
+
+// GANNET_STATS: rank 0 reports every rank's counts. Every rank decides the same way (the
+// variable is the job's), so the exchange is collective.
+void finish_observing() {
+  namespace ob = gannet::observe;
+  if (!ob::stats_on()) {
+    ob::finish(nullptr);
+    return;
+  }
+  std::uint64_t words[ob::stats_words];
+  ob::stats_snapshot(words);
+  std::vector<std::uint64_t> all(ob::stats_words * static_cast<std::size_t>(detail::g_state.rank_n));
+  gannet::detail::all_gather_bytes(words, sizeof words, all.data());
+  ob::finish(detail::g_state.rank_me == 0 ? all.data() : nullptr);
+}
+}  // namespace
+
 void detail::init_library(bool par, bool debug) {
   auto& r = rt();
   if (par) gannet::runtime::enable_thread_safety();
@@ -426,7 +454,9 @@ void detail::init_library(bool par, bool debug) {
   // After the transport's own exit handler (the MPI transport's): handlers run last first.
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = ::on_exit(exit_without_finalize, nullptr) == 0;
+  gannet::observe::start(me, n);
   detail::barrier_unchecked(world());
+  if (gannet::observe::tracing()) align_trace_clocks(tp);
   gannet::runtime::g_initializing = false;
 }
 
@@ -439,6 +469,7 @@ void finalize() {
     return;
   }
   gannet::runtime::run_detach_hooks();  // nothing of the extensions' in flight past here
+  finish_observing();
   detail::barrier_unchecked(world());  // spec §2.3 ¶11
   r.tp->detach();
   r.heap.reset();
@@ -479,7 +510,13 @@ __attribute__((noinline)) void barrier(const team& t) {
     if (in_progress()) detail::fail_restricted("upcxx::barrier()");  // spec §10.2 ¶4
     detail::check_master_persona("upcxx::barrier()");
   }
-  detail::team_barrier(t);
+  if (gannet::observe::on()) [[unlikely]] {
+    const std::uint64_t t0 = gannet::observe::now();
+    detail::team_barrier(t);
+    gannet::observe::span(gannet::observe::kind::barrier, -1, 0, t0);
+  } else {
+    detail::team_barrier(t);
+  }
   gannet::runtime::run_barrier_done_hooks(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
@@ -641,7 +678,14 @@ void* heap_allocate(std::size_t size, std::size_t alignment) {
   auto& r = rt();
   if (!r.heap) gannet::util::fatal("shared-heap allocation while UPC++ is not initialized");
   if (r.heap_destroyed) return nullptr;
-  return r.heap->allocate(size, alignment);
+  void* p = r.heap->allocate(size, alignment);
+  if (gannet::observe::on()) [[unlikely]] {
+    if (p)
+      gannet::observe::heap_in_use(r.heap->used());
+    else
+      gannet::observe::heap_failed(size);
+  }
+  return p;
 }
 
 void note_freed_late(const char* what, const source_loc& loc) {

@@ -18,12 +18,14 @@
 // run at the target at any progress level and never poll or wait (spec §13.3: atomics need
 // no user-level progress at their target); the off-node path's notifications arrive only
 // in user-level progress of the initiating persona.
+#include <cstring>
 #include <new>
 #include <string>
 
 #include "core/runtime.hpp"
 #include "transport/transport.hpp"
 #include "upcxx/rma.hpp"
+#include "util/observe.hpp"
 
 namespace upcxx::detail {
 namespace {
@@ -36,7 +38,15 @@ namespace tr = gannet::transport;
 struct rma_sink final : tr::completion_sink {
   explicit rma_sink(rma_op* o) : op(o) {}
   rma_op* op;
-  void complete(tr::cx_bits which) override { op->on_events(op, events_of(which)); }
+  void complete(tr::cx_bits which) override { deliver(op, events_of(which)); }
+  static void deliver(rma_op* op, unsigned events) {
+    if (op->observed_t0 && (events & ev_operation) && (op->pending & ev_operation)) [[unlikely]] {
+      gannet::observe::span(op->observed_put ? gannet::observe::kind::rput : gannet::observe::kind::rget,
+                            op->observed_peer, op->observed_bytes, op->observed_t0);
+      op->observed_t0 = 0;
+    }
+    op->on_events(op, events);
+  }
   static unsigned events_of(unsigned bits) {
     unsigned ev = 0;
     if (bits & tr::cx_source) ev |= ev_source;
@@ -49,27 +59,43 @@ struct rma_sink final : tr::completion_sink {
 static_assert(sizeof(rma_sink) <= sizeof(rma_op::sink_storage));
 static_assert(alignof(rma_sink) <= alignof(rma_op));
 
+// GANNET_TRACE/GANNET_STATS: the span runs from here to operation completion.
+void observe_start(rma_op* op, intrank_t rank, std::size_t n, bool put) {
+  op->observed_t0 = gannet::observe::now();
+  op->observed_bytes = n;
+  op->observed_peer = rank;
+  op->observed_put = put;
+}
+
 }  // namespace
+
+void observed_copy(int kind, intrank_t peer, void* dst, const void* src, std::size_t n) {
+  const std::uint64_t t0 = gannet::observe::now();
+  std::memcpy(dst, src, n);
+  gannet::observe::span(kind == 0 ? gannet::observe::kind::rput : gannet::observe::kind::rget, peer, n, t0);
+}
 
 void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std::size_t n, rma_op* op,
                     bool transient_src) {
   const auto addr = reinterpret_cast<std::uintptr_t>(owner_addr);
   if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_before_rma_hooks(rank, addr, addr + n, true);
+  if (gannet::observe::on()) [[unlikely]] observe_start(op, rank, n, true);
   gannet::runtime::runtime_lock lock;
   auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
   auto r = gannet::runtime::the_transport().put(rank, reinterpret_cast<std::uintptr_t>(owner_addr), src, n, sink,
                                                 transient_src ? tr::op_source_transient : tr::op_none);
-  if (r.done) op->on_events(op, rma_sink::events_of(r.done));
+  if (r.done) rma_sink::deliver(op, rma_sink::events_of(r.done));
 }
 
 void rma_get_remote(intrank_t rank, const void* owner_addr, void* dst, std::size_t n, rma_op* op) {
   const auto addr = reinterpret_cast<std::uintptr_t>(owner_addr);
   if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_before_rma_hooks(rank, addr, addr + n, false);
+  if (gannet::observe::on()) [[unlikely]] observe_start(op, rank, n, false);
   gannet::runtime::runtime_lock lock;
   auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
   auto r = gannet::runtime::the_transport().get(rank, reinterpret_cast<std::uintptr_t>(owner_addr), dst, n, sink,
                                                 tr::op_none);
-  if (r.done) op->on_events(op, rma_sink::events_of(r.done));
+  if (r.done) rma_sink::deliver(op, rma_sink::events_of(r.done));
 }
 
 void fail_null_rma(const char* what, const ::upcxx::detail::source_loc& loc) {

@@ -35,6 +35,7 @@
 #include "upcxx/rpc.hpp"
 #include "upcxx/rpc_fwd.hpp"
 #include "util/log.hpp"
+#include "util/observe.hpp"
 
 namespace gannet::runtime::rpc_impl {
 namespace {
@@ -338,13 +339,35 @@ void internal_send(int target, internal_id id, const void* head, std::size_t hea
 
 namespace upcxx::detail {
 
+namespace {
+// A user call or reply leaving, for GANNET_TRACE and GANNET_STATS (util/observe.hpp).
+void observe_sent(intrank_t target, const std::byte* record, std::size_t bytes, std::uint64_t t0) {
+  namespace ob = gannet::observe;
+  const auto kind = reinterpret_cast<const rpc_wire*>(record)->kind;
+  if (kind == rpc_internal) return;
+  ob::rpc_sent(kind == rpc_call ? ob::kind::rpc_ff : ob::kind::rpc, target, bytes, t0, kind == rpc_reply);
+}
+}  // namespace
+
 void rpc_send(intrank_t target, std::byte* record, std::size_t bytes) {
   if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_sync_point_hooks();  // an RPC synchronizes
+  if (gannet::observe::on()) [[unlikely]] {
+    const std::uint64_t t0 = gannet::observe::now();
+    gannet::runtime::rpc_impl::send(target, record, bytes);
+    observe_sent(target, record, bytes, t0);
+    return;
+  }
   gannet::runtime::rpc_impl::send(target, record, bytes);
 }
 
 bool rpc_try_send(intrank_t target, std::byte* record, std::size_t bytes) {
   if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_sync_point_hooks();
+  if (gannet::observe::on()) [[unlikely]] {
+    const std::uint64_t t0 = gannet::observe::now();
+    const bool sent = gannet::runtime::rpc_impl::try_send(target, record, bytes);
+    if (sent) observe_sent(target, record, bytes, t0);
+    return sent;
+  }
   return gannet::runtime::rpc_impl::try_send(target, record, bytes);
 }
 

@@ -39,6 +39,7 @@ bool g_ours[65] = {};
 char g_exe[512] = "";        // /proc/self/exe, read at install (the report cannot allocate)
 char g_addr2line[512] = "";  // found on PATH at install; empty: function names only
 const char* (*g_note)() = nullptr;
+void (*g_flush)() = nullptr;
 std::terminate_handler g_previous_terminate = nullptr;
 std::atomic<long> g_reporter{0};  // thread id of the thread reporting, 0 when none
 char g_altstack[64 * 1024];
@@ -318,6 +319,7 @@ void print_backtrace(std::uintptr_t from, int skip) {
 
 // The note and freeze that every report ends with.
 void finish_report() {
+  if (g_flush) g_flush();
   line_buffer out;
   if (g_note) {
     if (const char* note = g_note()) {
@@ -444,6 +446,7 @@ void find_addr2line() {
 }  // namespace
 
 void set_crash_note(const char* (*note)()) { g_note = note; }
+void set_crash_flush(void (*flush)()) { g_flush = flush; }
 
 void install_crash_handlers() {
   if (!g_installed) {

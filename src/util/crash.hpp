@@ -24,4 +24,8 @@ void install_crash_handlers();
 // core, called from the signal handler, so it must only read memory.
 void set_crash_note(const char* (*note)());
 
+// Called once a crash is reported, before the rank dies or freezes: the trace writes what
+// it can (util/observe.cpp).
+void set_crash_flush(void (*flush)());
+
 }  // namespace gannet::util

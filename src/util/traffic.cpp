@@ -8,9 +8,11 @@
 namespace gannet::util {
 
 namespace {
+// GANNET_STATS reports the messages sent, counted here.
 bool traffic_requested() {
   const char* v = std::getenv("GANNET_COUNT_TRAFFIC");
-  return v && std::strcmp(v, "1") == 0;
+  const char* stats = std::getenv("GANNET_STATS");
+  return (v && std::strcmp(v, "1") == 0) || (stats && *stats && std::strcmp(stats, "0") != 0);
 }
 }  // namespace
 

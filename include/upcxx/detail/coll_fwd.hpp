@@ -145,6 +145,10 @@ class coll_client : public pooled {
   // when they are all alike and large enough for direct copies, which the engine then runs as
   // an alltoall of one block (0 otherwise).
   std::size_t block_bytes = 0;
+  // GANNET_TRACE/GANNET_STATS: when coll_start began (0: not observed), for the span the
+  // engine records before finish().
+  std::uint64_t observed_t0 = 0;
+  coll_kind observed_kind = coll_kind::barrier;
 
   // acc = op(acc, in) for reductions; `in_from_lower` says whether `in` combines the values of
   // lower team ranks than acc's, for operations that care about order.

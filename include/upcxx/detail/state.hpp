@@ -6,6 +6,7 @@
 #include "upcxx/version.hpp"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "upcxx/detail/compat.hpp"
@@ -32,12 +33,24 @@ struct runtime_state {
   // operations that synchronize tell it first (src/ext/overlap/overlap.cpp). Written by the
   // thread that uses the layer; relaxed loads cost what a plain load does.
   std::atomic<bool> sync_hooks_live{false};
+  // GANNET_TRACE or GANNET_STATS: operations are recorded (src/util/observe.hpp).
+  std::atomic<bool> observing{false};
 };
 
 // A synchronization point for gannet::overlap (atomics on this machine call it inline).
 void sync_hooks_slow();
 
 extern runtime_state g_state;
+
+// An on-node rput/rget's copy; recorded when the program is observed (the branch is all it
+// costs otherwise). kind: 0 put, 1 get.
+void observed_copy(int kind, intrank_t peer, void* dst, const void* src, std::size_t n);
+inline void local_copy(int kind, intrank_t peer, void* dst, const void* src, std::size_t n) {
+  if (UPCXX_DETAIL_UNLIKELY(g_state.observing.load(std::memory_order_relaxed)))
+    observed_copy(kind, peer, dst, src, n);
+  else
+    __builtin_memcpy(dst, src, n);
+}
 
 // Reports use before init (spec §2.1 ¶2) with the caller's location.
 [[noreturn]] void fail_not_initialized(const char* what, const detail::source_loc& loc);

@@ -11,6 +11,7 @@
 
 #include "transport/transport.hpp"
 #include "util/log.hpp"
+#include "util/observe.hpp"
 #include "util/traffic.hpp"
 
 namespace gannet::transport {
@@ -110,6 +111,7 @@ class loopback_transport final : public transport {
     for (auto& m : msgs) {
       am_handler fn = handlers_[m.id];
       if (!fn) util::fatal("active message for unregistered handler %u", m.id);
+      if (observe::on()) [[unlikely]] observe::received(m.header.size() + m.payload.size());
       fn(am_message{0, m.header, m.payload});
       did = true;
     }

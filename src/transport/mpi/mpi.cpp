@@ -116,6 +116,7 @@
 #include "transport/shm/ring_dispatch.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
+#include "util/observe.hpp"
 #include "util/traffic.hpp"
 
 namespace gannet::transport {
@@ -316,6 +317,7 @@ class mpi_transport final : public transport {
       return ring_send(r, li, id, header, payload, flags);
     peer& p = peer_of(r);
     // Messages to one rank leave in order: behind any that wait in its outbox.
+    bool stalled = false;
     while (!outbox_drained(r) || p.credits == 0) {
       if (flags & op_immediate) return status::would_block;
       if (poll_depth_ > 0) {
@@ -324,6 +326,8 @@ class mpi_transport final : public transport {
         outbox_.park(r, id, header, payload);
         return status::ok;
       }
+      if (!stalled && observe::on()) observe::count_stall();
+      stalled = true;
       poll();
       if (outbox_drained(r) && p.credits > 0) break;
       ::sched_yield();
@@ -604,6 +608,7 @@ class mpi_transport final : public transport {
     am_handler fn = w.handler < max_am_handlers ? handlers_[w.handler] : nullptr;
     if (!fn) util::fatal("active message from rank %d for unregistered handler %u", source, w.handler);
     if (w.header_bytes > bytes - sizeof w) util::fatal("corrupt active message from rank %d", source);
+    if (observe::on()) [[unlikely]] observe::received(bytes - sizeof w);
     const std::byte* body = msg + sizeof w;
     fn(am_message{source, std::span(body, w.header_bytes),
                   std::span(body + w.header_bytes, bytes - sizeof w - w.header_bytes)});

@@ -10,6 +10,7 @@
 #include "transport/shm/ring.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
+#include "util/observe.hpp"
 
 namespace gannet::smp {
 
@@ -20,6 +21,7 @@ inline bool dispatch_ring(ring& mine, const transport::am_handler (&handlers)[tr
       const char* body = ring::body_of(h);
       transport::am_handler fn = h.handler < transport::max_am_handlers ? handlers[h.handler] : nullptr;
       if (!fn) util::fatal("active message from rank %d for unregistered handler %u", h.source, h.handler);
+      if (observe::on()) [[unlikely]] observe::received(h.header_bytes + h.payload_bytes);
       fn(transport::am_message{h.source, std::as_bytes(std::span(body, h.header_bytes)),
                                std::as_bytes(std::span(body + h.header_bytes, h.payload_bytes))});
     });

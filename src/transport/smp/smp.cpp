@@ -29,6 +29,7 @@
 #include "transport/smp/smp.hpp"
 #include "transport/transport.hpp"
 #include "util/log.hpp"
+#include "util/observe.hpp"
 #include "util/traffic.hpp"
 
 static_assert(gannet::smp::segment_reserve == gannet::transport::runtime_reserve_bytes);
@@ -151,6 +152,7 @@ class smp_transport final : public transport {
   [[gnu::noinline]] status am_send_waiting(rank_t r, am_handler_id id, std::span<const std::byte> header,
                                            std::span<const std::byte> payload, std::uint32_t flags) {
     unsigned spins = 0;
+    bool stalled = false;
     // Messages to one rank leave in order: behind any that wait in its outbox.
     while (!outbox_drained(r) || !try_send(r, id, header, payload)) {
       if (flags & op_immediate) return status::would_block;
@@ -163,6 +165,8 @@ class smp_transport final : public transport {
       }
       // Back-pressure: keep draining our own ring while we wait for room in theirs, so two
       // ranks flooding each other cannot deadlock.
+      if (!stalled && observe::on()) observe::count_stall();
+      stalled = true;
       if (!poll() && ++spins > 64) ::sched_yield();
       if (job_aborting()) std::_Exit(1);
     }

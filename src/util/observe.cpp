@@ -1,0 +1,376 @@
+#include "util/observe.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <unistd.h>
+
+#include "util/crash.hpp"
+#include "util/log.hpp"
+#include "util/traffic.hpp"
+
+namespace gannet::observe {
+namespace {
+
+constexpr std::size_t k_kinds = static_cast<std::size_t>(kind::count_);
+// Spans a thread keeps before it writes them out: 4096 of 48 bytes, 192 KiB per thread.
+constexpr unsigned k_ring = 4096;
+
+struct event {
+  std::uint64_t t0, t1, bytes, flow;
+  const char* name;
+  std::int32_t peer;
+  kind k;
+  std::uint8_t flow_dir;  // 0 none, 1 the start of an arrow, 2 its end
+  bool reply;
+};
+
+struct ring {
+  event ev[k_ring];
+  unsigned n = 0;
+  int tid = 0;
+};
+
+struct stats {
+  std::atomic<std::uint64_t> count[k_kinds]{}, bytes[k_kinds]{}, ns[k_kinds]{};
+  std::atomic<std::uint64_t> stalls{0}, heap_high{0}, heap_failed{0}, received{0}, received_bytes{0};
+};
+
+bool g_trace = false;
+bool g_stats = false;
+std::string g_trace_path, g_stats_path;
+int g_rank = 0, g_ranks = 1;
+std::int64_t g_offset = 0;
+stats g_counts;
+
+std::mutex g_mutex;  // the file, the rings' list and the arrows' counters
+std::FILE* g_file = nullptr;
+bool g_first_event = true;
+std::vector<ring*> g_rings;
+std::unordered_map<std::uint64_t, std::uint64_t> g_arrows;  // (peer, direction, reply) -> count
+thread_local ring* t_ring = nullptr;
+
+const char* const k_names[k_kinds] = {
+    "rput",    "rget",          "atomic",     "vis_put",    "vis_get",  "rpc",  "rpc_ff", "rpc body", "rpc reply",
+    "barrier", "collective",    "wait",       "notify_put", "notify",   "task_pool::run", "task", "overlap phase",
+    "prefetch hit"};
+const char* const k_categories[k_kinds] = {"rma",  "rma",        "rma",  "rma",    "rma",   "rpc",
+                                           "rpc",  "rpc",        "rpc",  "sync",   "sync",  "sync",
+                                           "notify", "notify",   "tasks", "tasks", "overlap", "overlap"};
+
+void write_event(const event& e, int tid) {
+  // Chrome trace-event format: ts and dur in microseconds.
+  const double ts = static_cast<double>(static_cast<std::int64_t>(e.t0) + g_offset) / 1000.0;
+  const double dur = static_cast<double>(e.t1 >= e.t0 ? e.t1 - e.t0 : 0) / 1000.0;
+  const char* name = e.name ? e.name : k_names[static_cast<int>(e.k)];
+  const char* cat = k_categories[static_cast<int>(e.k)];
+  std::fprintf(g_file,
+               "%s{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d,"
+               "\"args\":{\"peer\":%d,\"bytes\":%" PRIu64 "}}",
+               g_first_event ? "\n" : ",\n", name, cat, ts, dur, g_rank, tid, e.peer, e.bytes);
+  g_first_event = false;
+  if (e.flow_dir) {
+    const char* flow_name = e.reply ? "rpc reply" : "rpc";
+    std::fprintf(g_file,
+                 ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"%s\",%s\"id\":%" PRIu64
+                 ",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}",
+                 flow_name, e.reply ? "reply" : "call", e.flow_dir == 1 ? "s" : "f",
+                 e.flow_dir == 2 ? "\"bp\":\"e\"," : "", e.flow, ts, g_rank, tid);
+  }
+}
+
+// With g_mutex held.
+void write_ring(ring& r) {
+  if (g_file)
+    for (unsigned i = 0; i < r.n; ++i) write_event(r.ev[i], r.tid);
+  r.n = 0;
+}
+
+ring& my_ring() {
+  if (!t_ring) [[unlikely]] {
+    auto* r = new ring;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    r->tid = static_cast<int>(g_rings.size());
+    g_rings.push_back(r);
+    if (g_file)
+      std::fprintf(g_file, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"thread %d\"}}",
+                   g_first_event ? "\n" : ",\n", g_rank, r->tid, r->tid);
+    g_first_event = false;
+    t_ring = r;
+  }
+  return *t_ring;
+}
+
+void record(const event& e) {
+  ring& r = my_ring();
+  r.ev[r.n++] = e;
+  if (r.n == k_ring) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    write_ring(r);
+  }
+}
+
+void close_file() {
+  if (!g_file) return;
+  std::fprintf(g_file, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"rank\":%d,\"ranks\":%d}}\n", g_rank, g_ranks);
+  if (std::fclose(g_file) != 0)
+    util::warn("GANNET_TRACE: could not write %s: %s", g_trace_path.c_str(), std::strerror(errno));
+  g_file = nullptr;
+}
+
+// A rank that crashes writes what its failing thread recorded, if no other thread holds the
+// file (util/crash.hpp runs this from its signal handler).
+void flush_on_crash() {
+  if (!g_trace || !g_mutex.try_lock()) return;
+  if (t_ring) write_ring(*t_ring);
+  close_file();
+  g_mutex.unlock();
+}
+
+std::uint64_t arrow_id(int from, int to, std::uint64_t seq) {
+  return (static_cast<std::uint64_t>(from) << 44) ^ (static_cast<std::uint64_t>(to) << 24) ^ seq;
+}
+
+std::uint64_t next_arrow(int peer, bool out, bool reply) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(peer)) << 2) | (out ? 2 : 0) |
+                            (reply ? 1 : 0);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_arrows[key]++;
+}
+
+void add(kind k, std::uint64_t bytes, std::uint64_t ns) {
+  const auto i = static_cast<std::size_t>(k);
+  g_counts.count[i].fetch_add(1, std::memory_order_relaxed);
+  g_counts.bytes[i].fetch_add(bytes, std::memory_order_relaxed);
+  g_counts.ns[i].fetch_add(ns, std::memory_order_relaxed);
+}
+
+void raise_max(std::atomic<std::uint64_t>& m, std::uint64_t v) {
+  std::uint64_t cur = m.load(std::memory_order_relaxed);
+  while (v > cur && !m.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+  }
+}
+
+std::string env_or(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// ---- the statistics' report ----------------------------------------------------------
+
+enum word : std::size_t {
+  w_sent = 3 * k_kinds,
+  w_sent_bytes,
+  w_received,
+  w_received_bytes,
+  w_stalls,
+  w_heap_high,
+  w_heap_failed,
+};
+
+std::string human_bytes(std::uint64_t b) {
+  char buf[32];
+  if (b >= (1ull << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1ull << 30));
+  else if (b >= (1ull << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1ull << 20));
+  else if (b >= 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%" PRIu64 " B", b);
+  return buf;
+}
+
+double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+std::uint64_t ops_of(const std::uint64_t* w) {
+  std::uint64_t ops = 0;
+  for (kind k : {kind::rput, kind::rget, kind::atomic, kind::vis_put, kind::vis_get, kind::rpc, kind::rpc_ff,
+                 kind::notify_put})
+    ops += w[3 * static_cast<std::size_t>(k)];
+  return ops;
+}
+
+std::uint64_t waited(const std::uint64_t* w, kind k) { return w[3 * static_cast<std::size_t>(k) + 2]; }
+
+std::string summary_line(const char* who, const std::uint64_t* w) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%s: %" PRIu64 " communication ops; sent %" PRIu64 " messages (%s), received %" PRIu64
+                " messages (%s); waiting %.2f ms in wait(), %.2f ms in barriers, %.2f ms in collectives; %" PRIu64
+                " rpc stalls; heap peak %s",
+                who, ops_of(w), w[w_sent], human_bytes(w[w_sent_bytes]).c_str(), w[w_received],
+                human_bytes(w[w_received_bytes]).c_str(), ms(waited(w, kind::wait)), ms(waited(w, kind::barrier)),
+                ms(waited(w, kind::collective)), w[w_stalls], human_bytes(w[w_heap_high]).c_str());
+  return buf;
+}
+
+void report_stats(const std::uint64_t* all) {
+  // Job-wide: sums, maxima for the heap.
+  std::vector<std::uint64_t> job(stats_words, 0);
+  for (int r = 0; r < g_ranks; ++r) {
+    const std::uint64_t* w = all + static_cast<std::size_t>(r) * stats_words;
+    for (std::size_t i = 0; i < stats_words; ++i)
+      job[i] = (i == w_heap_high || i == w_heap_failed) ? std::max(job[i], w[i]) : job[i] + w[i];
+  }
+  std::FILE* f = std::fopen(g_stats_path.c_str(), "w");
+  if (!f) util::warn("GANNET_STATS: could not write %s: %s", g_stats_path.c_str(), std::strerror(errno));
+  // The terminal: the job in one line, then one line per rank (the first 16).
+  std::fprintf(stderr, "gannet stats: %s\n", summary_line("job", job.data()).c_str());
+  const int shown = g_ranks <= 16 ? g_ranks : 16;
+  for (int r = 0; r < shown; ++r) {
+    char who[32];
+    std::snprintf(who, sizeof who, "rank %d", r);
+    std::fprintf(stderr, "gannet stats: %s\n",
+                 summary_line(who, all + static_cast<std::size_t>(r) * stats_words).c_str());
+  }
+  if (f) std::fprintf(stderr, "gannet stats: every rank's table in %s\n", g_stats_path.c_str());
+  if (!f) return;
+  std::fprintf(f, "# Gannet statistics, %d ranks (GANNET_STATS)\n", g_ranks);
+  std::fprintf(f, "%-8s %-16s %12s %14s %12s\n", "rank", "operation", "count", "bytes", "time_ms");
+  for (int r = -1; r < g_ranks; ++r) {
+    const std::uint64_t* w = r < 0 ? job.data() : all + static_cast<std::size_t>(r) * stats_words;
+    char who[16];
+    if (r < 0)
+      std::snprintf(who, sizeof who, "job");
+    else
+      std::snprintf(who, sizeof who, "%d", r);
+    for (std::size_t k = 0; k < k_kinds; ++k) {
+      if (w[3 * k] == 0) continue;
+      std::fprintf(f, "%-8s %-16s %12" PRIu64 " %14" PRIu64 " %12.3f\n", who, k_names[k], w[3 * k], w[3 * k + 1],
+                   ms(w[3 * k + 2]));
+    }
+  }
+  std::fprintf(f, "\n%-8s %14s %14s %14s %14s %12s %12s %12s %14s %14s %14s\n", "rank", "messages_sent", "bytes_sent",
+               "messages_recv", "bytes_recv", "wait_ms", "barrier_ms", "coll_ms", "rpc_stalls", "heap_peak_bytes",
+               "failed_alloc_bytes");
+  for (int r = -1; r < g_ranks; ++r) {
+    const std::uint64_t* w = r < 0 ? job.data() : all + static_cast<std::size_t>(r) * stats_words;
+    char who[16];
+    if (r < 0)
+      std::snprintf(who, sizeof who, "job");
+    else
+      std::snprintf(who, sizeof who, "%d", r);
+    std::fprintf(f,
+                 "%-8s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %12.3f %12.3f %12.3f %14" PRIu64
+                 " %14" PRIu64 " %14" PRIu64 "\n",
+                 who, w[w_sent], w[w_sent_bytes], w[w_received], w[w_received_bytes], ms(waited(w, kind::wait)),
+                 ms(waited(w, kind::barrier)), ms(waited(w, kind::collective)), w[w_stalls], w[w_heap_high],
+                 w[w_heap_failed]);
+  }
+  if (std::fclose(f) != 0) util::warn("GANNET_STATS: could not write %s", g_stats_path.c_str());
+}
+
+}  // namespace
+
+const char* kind_name(kind k) { return k_names[static_cast<int>(k)]; }
+bool tracing() { return g_trace; }
+bool stats_on() { return g_stats; }
+
+std::uint64_t now() {
+  timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+void span(kind k, int peer, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1, const char* name) {
+  if (!t1) t1 = now();
+  add(k, bytes, t1 - t0);
+  if (g_trace) record(event{t0, t1, bytes, 0, name, peer, k, 0, false});
+}
+
+void rpc_sent(kind k, int target, std::uint64_t bytes, std::uint64_t t0, bool reply) {
+  const std::uint64_t t1 = now();
+  if (!reply) add(k, bytes, t1 - t0);
+  if (!g_trace) return;
+  const std::uint64_t id = arrow_id(g_rank, target, next_arrow(target, true, reply));
+  record(event{t0, t1, bytes, id, reply ? "rpc reply sent" : nullptr, target, k, 1, reply});
+}
+
+void rpc_ran(kind k, int source, std::uint64_t bytes, std::uint64_t t0, bool reply) {
+  const std::uint64_t t1 = now();
+  add(k, bytes, t1 - t0);
+  if (!g_trace) return;
+  const std::uint64_t id = arrow_id(source, g_rank, next_arrow(source, false, reply));
+  record(event{t0, t1, bytes, id, nullptr, source, k, 2, reply});
+}
+
+void count_stall() { g_counts.stalls.fetch_add(1, std::memory_order_relaxed); }
+void heap_in_use(std::size_t bytes) { raise_max(g_counts.heap_high, bytes); }
+void heap_failed(std::size_t bytes) { raise_max(g_counts.heap_failed, bytes); }
+void received(std::size_t bytes) {
+  g_counts.received.fetch_add(1, std::memory_order_relaxed);
+  g_counts.received_bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+void start(int rank, int ranks) {
+  g_rank = rank;
+  g_ranks = ranks;
+  const std::string trace = env_or("GANNET_TRACE"), stats = env_or("GANNET_STATS");
+  g_trace = !trace.empty() && trace != "0";
+  g_stats = !stats.empty() && stats != "0";
+  if (g_trace) {
+    g_trace_path = trace + "." + std::to_string(rank) + ".json";
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (!g_file) {
+      g_file = std::fopen(g_trace_path.c_str(), "w");
+      if (!g_file) {
+        util::warn("GANNET_TRACE: cannot write %s: %s; this rank records no trace", g_trace_path.c_str(),
+                   std::strerror(errno));
+        g_trace = false;
+      } else {
+        char host[256] = "?";
+        ::gethostname(host, sizeof host - 1);
+        std::fprintf(g_file,
+                     "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank "
+                     "%d (%s)\"}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"sort_index\":%d}}",
+                     rank, rank, host, rank, rank);
+        g_first_event = false;
+        util::set_crash_flush(flush_on_crash);
+      }
+    }
+  }
+  if (g_stats) g_stats_path = (stats == "1" ? std::string("gannet-stats") : stats) + ".txt";
+  upcxx::detail::g_state.observing.store(g_trace || g_stats, std::memory_order_relaxed);
+}
+
+void set_clock_offset(std::int64_t ns) { g_offset = ns; }
+
+void stats_snapshot(std::uint64_t (&w)[stats_words]) {
+  for (std::size_t k = 0; k < k_kinds; ++k) {
+    w[3 * k] = g_counts.count[k].load(std::memory_order_relaxed);
+    w[3 * k + 1] = g_counts.bytes[k].load(std::memory_order_relaxed);
+    w[3 * k + 2] = g_counts.ns[k].load(std::memory_order_relaxed);
+  }
+  w[w_sent] = util::g_traffic.messages.load(std::memory_order_relaxed);
+  w[w_sent_bytes] = util::g_traffic.bytes.load(std::memory_order_relaxed);
+  w[w_received] = g_counts.received.load(std::memory_order_relaxed);
+  w[w_received_bytes] = g_counts.received_bytes.load(std::memory_order_relaxed);
+  w[w_stalls] = g_counts.stalls.load(std::memory_order_relaxed);
+  w[w_heap_high] = g_counts.heap_high.load(std::memory_order_relaxed);
+  w[w_heap_failed] = g_counts.heap_failed.load(std::memory_order_relaxed);
+  w[w_heap_failed + 1] = 0;
+}
+
+void finish(const std::uint64_t* all_ranks_stats) {
+  upcxx::detail::g_state.observing.store(false, std::memory_order_relaxed);
+  if (g_trace) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (ring* r : g_rings) write_ring(*r);
+    close_file();
+    g_trace = false;
+  }
+  if (g_stats && all_ranks_stats) report_stats(all_ranks_stats);
+  g_stats = false;
+}
+
+}  // namespace gannet::observe
