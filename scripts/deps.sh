@@ -3,7 +3,8 @@
 # Runs apt-get as root (or through sudo). Safe to run again: it installs nothing present.
 set -euo pipefail
 # openmpi-bin and libopenmpi-dev: the MPI transport and its tests.
-pkgs=(g++ cmake make libgtest-dev pkg-config util-linux gawk openmpi-bin libopenmpi-dev)
+# python3: gannet-trace and its tests, bench/plot.py. binutils: addr2line for crash backtraces.
+pkgs=(g++ cmake make libgtest-dev pkg-config util-linux gawk python3 binutils openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

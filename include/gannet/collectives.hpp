@@ -76,6 +76,7 @@ class arg_check final : public ud::coll_client {
     const std::int64_t v[4] = {a, -a, b, -b};
     ud::coll_store_bytes(data, v, 4);
     same_size_everywhere = true;
+    internal = true;
   }
   void combine(ud::coll_bytes& acc, const std::byte* in, std::size_t n, bool in_from_lower) override {
     ud::coll_combine_trivial<std::int64_t>(upcxx::op_fast_max, acc, in, n, in_from_lower);

@@ -909,7 +909,7 @@ void fail_collective_restricted(const char* what) {
 
 void coll_start(const team& t, coll_kind kind, intrank_t root, coll_client* client) {
   using namespace gannet::coll;
-  if (gannet::observe::on() && kind != coll_kind::barrier) [[unlikely]] {  // barrier(): the core records it
+  if (gannet::observe::on() && kind != coll_kind::barrier && !client->internal) [[unlikely]] {  // barrier(): the core records it
     client->observed_t0 = gannet::observe::now();
     client->observed_kind = kind;
   }

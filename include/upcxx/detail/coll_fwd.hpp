@@ -149,6 +149,7 @@ class coll_client : public pooled {
   // engine records before finish().
   std::uint64_t observed_t0 = 0;
   coll_kind observed_kind = coll_kind::barrier;
+  bool internal = false;  // the library's own (a debug-codemode argument check): not recorded
 
   // acc = op(acc, in) for reductions; `in_from_lower` says whether `in` combines the values of
   // lower team ranks than acc's, for operations that care about order.
