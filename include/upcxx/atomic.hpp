@@ -395,7 +395,9 @@ class atomic_domain final {
       if (UPCXX_DETAIL_UNLIKELY(detail::g_state.sync_hooks_live.load(std::memory_order_relaxed)))
         detail::sync_hooks_slow();
       cxs_t cxs(std::forward<Cx>(cx));
+      const std::uint64_t t0 = detail::observe_begin();
       T old = detail::amo_apply<T>(p.detail_local_unchecked(), code, v1, v2, order);
+      if (UPCXX_DETAIL_UNLIKELY(t0 != 0)) detail::observed_span(detail::observe_atomic, p.where(), sizeof(T), t0);
       if constexpr (Fetch) {
         return detail::complete_sync(cxs, std::tuple<>{}, std::tuple<T>(old), p.where());
       } else {

@@ -67,11 +67,16 @@ struct rma_op : pooled {
   std::uint64_t observed_t0 = 0;
   std::uint64_t observed_bytes = 0;
   intrank_t observed_peer = 0;
-  bool observed_put = false;
+  std::uint8_t observed_kind = 0;  // observe_op: rput, rget, atomic, vis_put, vis_get
   // Room for the runtime's adapter to the transport's completion interface, so an
   // off-node operation costs one allocation.
   alignas(void*) unsigned char sink_storage[2 * sizeof(void*)];
 };
+
+// GANNET_TRACE/GANNET_STATS: an off-node operation's span runs from observe_start to
+// observed_done (at operation completion), src/rma/rma.cpp.
+void observe_start(rma_op* op, observe_op kind, intrank_t rank, std::size_t n);
+void observed_done(rma_op* op);
 
 // Inject through the transport; later events reach op->on_events from inside progress.
 // `transient_src`: src dies when the call returns (a by-value scalar), so the transport copies it.

@@ -107,7 +107,8 @@ void vis_strided_init(vis_strided_runs& r, std::uintptr_t base, const std::ptrdi
 inline constexpr unsigned ev_hold = 4;
 
 // Copies src runs to dst runs, both addressable here once the deltas are added.
-void vis_copy_local(vis_runs& src, std::intptr_t src_delta, vis_runs& dst, std::intptr_t dst_delta, const char* what,
+// Returns the bytes copied.
+std::size_t vis_copy_local(vis_runs& src, std::intptr_t src_delta, vis_runs& dst, std::intptr_t dst_delta, const char* what,
                     const source_loc& loc);
 // Off-node put: one message to rank with the destination runs and the packed data. Delivers
 // ev_source before it returns; after_send (may be null) runs right after the message is
@@ -182,7 +183,9 @@ auto vis_put(intrank_t rank, bool local, vis_runs& src, vis_runs& dst, Cx&& comp
                 "(operation_cx::as_future(), source_cx::as_promise(p) | remote_cx::as_rpc(f), ...)");
   cxs_t cxs(std::forward<Cx>(completions));
   if (local) {
-    vis_copy_local(src, 0, dst, g_state.peers[rank].delta, what, loc);
+    const std::uint64_t t0 = observe_begin();
+    const std::size_t bytes = vis_copy_local(src, 0, dst, g_state.peers[rank].delta, what, loc);
+    if (UPCXX_DETAIL_UNLIKELY(t0 != 0)) observed_span(observe_vis_put, rank, bytes, t0);
     return complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, rank);
   }
   auto* op = new vis_op<cxs_t>(std::move(cxs), ev_source | ev_operation, rank, true);
@@ -202,7 +205,9 @@ auto vis_get(intrank_t rank, bool local, vis_runs& src, vis_runs& dst, Cx&& comp
                 "use operation_cx:: (or remote_cx::as_rpc) completions");
   cxs_t cxs(std::forward<Cx>(completions));
   if (local) {
-    vis_copy_local(src, g_state.peers[rank].delta, dst, 0, what, loc);
+    const std::uint64_t t0 = observe_begin();
+    const std::size_t bytes = vis_copy_local(src, g_state.peers[rank].delta, dst, 0, what, loc);
+    if (UPCXX_DETAIL_UNLIKELY(t0 != 0)) observed_span(observe_vis_get, rank, bytes, t0);
     return complete_sync(cxs, std::tuple<>{}, std::tuple<>{}, rank);
   }
   // remote_cx::as_rpc leaves for the source's owner at operation completion (the data has

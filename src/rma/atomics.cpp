@@ -68,12 +68,14 @@ void on_reply(int, const std::byte* payload, std::size_t) {
   auto* op = reinterpret_cast<rma_op*>(rp.op);
   // The value is written before the operation event, whose notification the user waits on.
   if (rp.result) std::memcpy(reinterpret_cast<void*>(rp.result), &rp.value, rp.size);
+  if (op->observed_t0) [[unlikely]] observed_done(op);
   op->on_events(op, ev_operation);
 }
 
 void amo_remote(intrank_t rank, const void* owner_addr, amo_code code, amo_type type, const void* v1, const void* v2,
                 std::size_t size, std::memory_order order, void* result, rma_op* op) {
   if (rt::sync_hooks_live()) rt::run_sync_point_hooks();  // an atomic synchronizes (gannet::overlap)
+  if (g_state.observing.load(std::memory_order_relaxed)) [[unlikely]] observe_start(op, observe_atomic, rank, size);
   amo_request rq{};
   rq.addr = reinterpret_cast<std::uint64_t>(owner_addr);
   std::memcpy(&rq.v1, v1, size);

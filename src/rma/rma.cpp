@@ -40,11 +40,7 @@ struct rma_sink final : tr::completion_sink {
   rma_op* op;
   void complete(tr::cx_bits which) override { deliver(op, events_of(which)); }
   static void deliver(rma_op* op, unsigned events) {
-    if (op->observed_t0 && (events & ev_operation) && (op->pending & ev_operation)) [[unlikely]] {
-      gannet::observe::span(op->observed_put ? gannet::observe::kind::rput : gannet::observe::kind::rget,
-                            op->observed_peer, op->observed_bytes, op->observed_t0);
-      op->observed_t0 = 0;
-    }
+    if (op->observed_t0 && (events & ev_operation) && (op->pending & ev_operation)) [[unlikely]] observed_done(op);
     op->on_events(op, events);
   }
   static unsigned events_of(unsigned bits) {
@@ -59,27 +55,40 @@ struct rma_sink final : tr::completion_sink {
 static_assert(sizeof(rma_sink) <= sizeof(rma_op::sink_storage));
 static_assert(alignof(rma_sink) <= alignof(rma_op));
 
-// GANNET_TRACE/GANNET_STATS: the span runs from here to operation completion.
-void observe_start(rma_op* op, intrank_t rank, std::size_t n, bool put) {
-  op->observed_t0 = gannet::observe::now();
-  op->observed_bytes = n;
-  op->observed_peer = rank;
-  op->observed_put = put;
-}
-
 }  // namespace
+
+// observe_op and observe::kind list the RMA operations in the same order.
+static_assert(static_cast<int>(gannet::observe::kind::vis_get) == observe_vis_get);
+
+std::uint64_t observe_clock() { return gannet::observe::now(); }
+
+void observed_span(observe_op op, intrank_t peer, std::size_t bytes, std::uint64_t t0) {
+  gannet::observe::span(static_cast<gannet::observe::kind>(op), peer, bytes, t0);
+}
 
 void observed_copy(int kind, intrank_t peer, void* dst, const void* src, std::size_t n) {
   const std::uint64_t t0 = gannet::observe::now();
   std::memcpy(dst, src, n);
-  gannet::observe::span(kind == 0 ? gannet::observe::kind::rput : gannet::observe::kind::rget, peer, n, t0);
+  observed_span(kind == 0 ? observe_rput : observe_rget, peer, n, t0);
+}
+
+void observe_start(rma_op* op, observe_op kind, intrank_t rank, std::size_t n) {
+  op->observed_t0 = gannet::observe::now();
+  op->observed_bytes = n;
+  op->observed_peer = rank;
+  op->observed_kind = kind;
+}
+
+void observed_done(rma_op* op) {
+  observed_span(static_cast<observe_op>(op->observed_kind), op->observed_peer, op->observed_bytes, op->observed_t0);
+  op->observed_t0 = 0;
 }
 
 void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std::size_t n, rma_op* op,
                     bool transient_src) {
   const auto addr = reinterpret_cast<std::uintptr_t>(owner_addr);
   if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_before_rma_hooks(rank, addr, addr + n, true);
-  if (gannet::observe::on()) [[unlikely]] observe_start(op, rank, n, true);
+  if (gannet::observe::on()) [[unlikely]] observe_start(op, observe_rput, rank, n);
   gannet::runtime::runtime_lock lock;
   auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
   auto r = gannet::runtime::the_transport().put(rank, reinterpret_cast<std::uintptr_t>(owner_addr), src, n, sink,
@@ -90,7 +99,7 @@ void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std
 void rma_get_remote(intrank_t rank, const void* owner_addr, void* dst, std::size_t n, rma_op* op) {
   const auto addr = reinterpret_cast<std::uintptr_t>(owner_addr);
   if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_before_rma_hooks(rank, addr, addr + n, false);
-  if (gannet::observe::on()) [[unlikely]] observe_start(op, rank, n, false);
+  if (gannet::observe::on()) [[unlikely]] observe_start(op, observe_rget, rank, n);
   gannet::runtime::runtime_lock lock;
   auto* sink = ::new (static_cast<void*>(op->sink_storage)) rma_sink(op);
   auto r = gannet::runtime::the_transport().get(rank, reinterpret_cast<std::uintptr_t>(owner_addr), dst, n, sink,

@@ -142,6 +142,7 @@ void on_reply(int source, const std::byte* p, std::size_t bytes) {
   std::memcpy(&r, p, sizeof r);
   if (r.kind == kind_put) {
     auto* op = reinterpret_cast<rma_op*>(r.token);
+    if (op->observed_t0) [[unlikely]] observed_done(op);
     op->on_events(op, ev_source | ev_operation);
     return;
   }
@@ -157,6 +158,7 @@ void on_reply(int source, const std::byte* p, std::size_t bytes) {
   }
   // The stores above happen-before the notifications: they are queued to the initiating
   // persona (defer_to), which synchronizes with its thread.
+  if (st->op->observed_t0) [[unlikely]] observed_done(st->op);
   st->op->on_events(st->op, ev_source | ev_operation);
 }
 
@@ -281,12 +283,15 @@ void copy_strided_local(const vis_strided_runs& src, std::intptr_t src_delta, co
   }
 }
 
-void vis_copy_local(vis_runs& src, std::intptr_t src_delta, vis_runs& dst, std::intptr_t dst_delta, const char* what,
-                    const source_loc& loc) {
+std::size_t vis_copy_local(vis_runs& src, std::intptr_t src_delta, vis_runs& dst, std::intptr_t dst_delta,
+                           const char* what, const source_loc& loc) {
   if (src.next == &strided_next && dst.next == &strided_next) {
     // Strided sections always match in length (same extents).
-    copy_strided_local(static_cast<vis_strided_runs&>(src), src_delta, static_cast<vis_strided_runs&>(dst), dst_delta);
-    return;
+    const auto& s = static_cast<vis_strided_runs&>(src);
+    std::size_t total = s.done ? 0 : s.run_bytes;
+    for (std::size_t k = s.merged; k < s.dim; ++k) total *= s.extents[k];
+    copy_strided_local(s, src_delta, static_cast<vis_strided_runs&>(dst), dst_delta);
+    return total;
   }
   // Walks both sequences at once: their runs need not line up.
   std::uintptr_t s = 0, d = 0;
@@ -308,6 +313,7 @@ void vis_copy_local(vis_runs& src, std::intptr_t src_delta, vis_runs& dst, std::
   while (src.next(&src, &a, &n)) src_total += n;
   while (dst.next(&dst, &a, &n)) dst_total += n;
   if (src_total != dst_total) fail_lengths(what, src_total, dst_total, loc);
+  return src_total;
 }
 
 void vis_put_remote(intrank_t rank, vis_runs& src, vis_runs& dst, rma_op* op, void (*after_send)(rma_op*),
@@ -328,6 +334,8 @@ void vis_put_remote(intrank_t rank, vis_runs& src, vis_runs& dst, rma_op* op, vo
     packed += n;
   }
   if (packed != total) fail_lengths(what, packed, total, loc);
+  if (g_state.observing.load(std::memory_order_relaxed) && !op->observed_t0) [[unlikely]]
+    observe_start(op, observe_vis_put, rank, total);
   // The source memory is no longer in use (spec 15.2.2 ¶17).
   op->on_events(op, ev_source);
   rt::runtime_lock lock;  // no other thread's reply handling between the send and the release
@@ -345,6 +353,7 @@ void vis_get_remote(intrank_t rank, vis_runs& src, vis_runs& dst, rma_op* op, co
   std::vector<wire_run> runs;
   const std::size_t src_total = collect(src, 0, runs);
   if (src_total != dst_total) fail_lengths(what, src_total, dst_total, loc);
+  if (g_state.observing.load(std::memory_order_relaxed)) [[unlikely]] observe_start(op, observe_vis_get, rank, src_total);
   if (rt::sync_hooks_live()) before_overlap(rank, runs, false);
   rt::runtime_lock lock;
   vis_head h{reinterpret_cast<std::uint64_t>(st.get()), runs.size(), src_total, kind_get, 0};

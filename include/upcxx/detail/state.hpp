@@ -42,8 +42,15 @@ void sync_hooks_slow();
 
 extern runtime_state g_state;
 
-// An on-node rput/rget's copy; recorded when the program is observed (the branch is all it
-// costs otherwise). kind: 0 put, 1 get.
+// GANNET_TRACE/GANNET_STATS (src/util/observe.hpp) for the inline on-node paths: the
+// branch on g_state.observing is all they cost when nothing is recorded.
+enum observe_op : std::uint8_t { observe_rput, observe_rget, observe_atomic, observe_vis_put, observe_vis_get };
+std::uint64_t observe_clock();
+void observed_span(observe_op op, intrank_t peer, std::size_t bytes, std::uint64_t t0);
+inline std::uint64_t observe_begin() {
+  return UPCXX_DETAIL_UNLIKELY(g_state.observing.load(std::memory_order_relaxed)) ? observe_clock() : 0;
+}
+// An on-node rput/rget's copy. kind: 0 put, 1 get.
 void observed_copy(int kind, intrank_t peer, void* dst, const void* src, std::size_t n);
 inline void local_copy(int kind, intrank_t peer, void* dst, const void* src, std::size_t n) {
   if (UPCXX_DETAIL_UNLIKELY(g_state.observing.load(std::memory_order_relaxed)))
