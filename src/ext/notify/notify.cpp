@@ -46,6 +46,7 @@
 #include "ext/notify/notify_ring.hpp"
 #include "core/runtime.hpp"
 #include "transport/transport.hpp"
+#include "util/observe.hpp"
 #include "util/log.hpp"
 
 namespace gannet {
@@ -256,6 +257,7 @@ bool take(inbound<Slots>& in) {
       std::memcpy(reinterpret_cast<void*>(s->dest), s->data, s->bytes);
     }
     const runtime::notify_match ev{s->source, s->tag};
+    if (observe::on()) [[unlikely]] observe::span(observe::kind::notify_run, s->source, s->bytes, observe::now());
     ++in.head;
     if constexpr (!std::is_same_v<Slots, runtime::notify_ring>) ++*in.heard;
     g_matcher.arrive(ev);
@@ -344,6 +346,7 @@ const bool registered = [] {
 namespace detail {
 
 notify_posted notify_local(upcxx::intrank_t rank, int tag, const void* dest, const void* src, std::size_t bytes) {
+  const std::uint64_t t0 = observe::on() ? observe::now() : 0;
   runtime::runtime_lock lock;  // for the peer table (threadmode par)
   peer_notify& p = peer_of(rank);
   if (!p.lane && !p.no_lane && ++p.sent == lane_after) open_lane(p);
@@ -360,6 +363,7 @@ notify_posted notify_local(upcxx::intrank_t rank, int tag, const void* dest, con
   const bool streaming = p.heard == p.heard_at_send;
   p.heard_at_send = p.heard;
   if (p.lane && streaming) p.lane->prefetch_for_write(pos + 1);
+  if (t0) [[unlikely]] observe::span(observe::kind::notify_put, rank, bytes, t0);
   return {head, pos};
 }
 
@@ -383,6 +387,7 @@ void notify_put_arrived(upcxx::global_ptr<char> dest, upcxx::view<char> data, up
 }
 
 void notify_arrived(upcxx::intrank_t source, int tag) {
+  if (observe::on()) [[unlikely]] observe::span(observe::kind::notify_run, source, 0, observe::now());
   match_then_fulfill([&] { g_matcher.arrive({source, tag}); });
 }
 

@@ -73,6 +73,7 @@
 #include "upcxx/detail/state.hpp"
 #include "upcxx/persona.hpp"
 #include "upcxx/vis.hpp"
+#include "util/observe.hpp"
 #include "util/log.hpp"
 #include "util/size_parse.hpp"
 
@@ -224,6 +225,7 @@ struct state {
 
   std::unordered_map<std::uint64_t, phase> history;
   phase* cur = nullptr;  // the predicted phase running, or null
+  std::uint64_t observed_phase_t0 = 0;  // GANNET_TRACE/GANNET_STATS: when it began
   std::uint64_t cur_id = 0;
   bool cut = false;  // an incoming RPC invalidated the current phase's prefetches
   std::uint64_t phase_start = 0;
@@ -457,6 +459,10 @@ void end_phase() {
   phase* ph = g.cur;
   if (!ph) return;
   g.cur = nullptr;
+  if (g.observed_phase_t0) [[unlikely]] {
+    observe::span(observe::kind::overlap, -1, 0, g.observed_phase_t0);
+    g.observed_phase_t0 = 0;
+  }
   const bool judged = !g.cut && !ph->stopped;
   std::size_t unused = 0;
   for (auto& pt : ph->targets) {
@@ -528,6 +534,7 @@ void begin_phase(std::uint64_t id) {
   g.cur = &it->second;
   g.cur_id = id;
   g.phase_start = now_ns();
+  g.observed_phase_t0 = observe::on() ? observe::now() : 0;
   if (!g.cur->stopped)
     for (auto& pt : g.cur->targets) issue_chunk(pt);
   set_live();
@@ -717,6 +724,7 @@ void get_remote(void* dst, intrank_t rank, std::uintptr_t addr, std::size_t byte
         std::memcpy(dst, e.buf.get(), bytes);
         ++g.st.prefetch_hits;
         ++ph->hits;
+        if (observe::on()) [[unlikely]] observe::span(observe::kind::prefetch_hit, rank, bytes, observe::now());
       }
       // Flow control (§4.2): the last prefetch started has landed, so the network is not
       // busy with ours: start the next chunk.

@@ -70,6 +70,7 @@
 #include "core/block_cache.hpp"
 #include "rpc/rpc_internal.hpp"
 #include "core/runtime.hpp"
+#include "util/observe.hpp"
 #include "util/log.hpp"
 
 namespace gannet::detail {
@@ -349,6 +350,7 @@ void task_pool::run() {
     util::fatal("gannet::task_pool::run: the calling thread does not hold the master persona");
   if (upcxx::in_progress()) upcxx::detail::fail_restricted("gannet::task_pool::run()");
   running_ = true;
+  const std::uint64_t run_t0 = observe::on() ? observe::now() : 0;
   detail::pool_core& core = *core_;
   core.begin_run();
   runtime::idle_passes idle;
@@ -357,7 +359,13 @@ void task_pool::run() {
   while (!core.done) {
     if (detail::task_node* t = pop()) {
       try {
-        t->run_and_free(t, this);
+        if (run_t0) [[unlikely]] {
+          const std::uint64_t t0 = observe::now();
+          t->run_and_free(t, this);
+          observe::span(observe::kind::task, -1, 0, t0);
+        } else {
+          t->run_and_free(t, this);
+        }
       } catch (const std::exception& e) {
         util::fatal("an exception escaped a gannet::task_pool task (what(): %s); a task must catch what it throws",
                     e.what());
@@ -386,6 +394,7 @@ void task_pool::run() {
     idle.after(runtime::progress_pass(upcxx::progress_level::user));
   }
   running_ = false;
+  if (run_t0) [[unlikely]] observe::span(observe::kind::task_run, -1, 0, run_t0);
 }
 
 }  // namespace gannet
