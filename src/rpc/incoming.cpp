@@ -51,6 +51,16 @@ void run_reply(const std::byte* record, std::size_t bytes, upcxx::intrank_t sour
 
 }  // namespace
 
+namespace {
+// GANNET_TRACE/GANNET_STATS: the body's span. Out of line: the unobserved path pays a branch.
+[[gnu::noinline]] void exec_observed(upcxx::detail::rpc_exec_fn exec, const std::byte* record, std::size_t bytes,
+                                     upcxx::intrank_t source) {
+  const std::uint64_t t0 = observe::now();
+  exec(upcxx::detail::rpc_incoming{record, bytes, source});
+  observe::rpc_ran(observe::kind::rpc_body, source, bytes, t0, false);
+}
+}  // namespace
+
 // Runs a call now, or parks it on the first dist_object it names that does not exist here
 // yet (spec §6.6: execution waits until every named instance is constructed).
 void run_call(const std::byte* record, std::size_t bytes, upcxx::intrank_t source, owned_message* owned) {
@@ -72,12 +82,7 @@ void run_call(const std::byte* record, std::size_t bytes, upcxx::intrank_t sourc
   // meanwhile (other threads' polls return at once while a handler runs).
   if (sync_hooks_live()) run_incoming_hooks();  // the call may announce data newer than our prefetches
   runtime_unlock user_code;
-  if (observe::on()) [[unlikely]] {
-    const std::uint64_t t0 = observe::now();
-    exec(upcxx::detail::rpc_incoming{record, bytes, source});
-    observe::rpc_ran(observe::kind::rpc_body, source, bytes, t0, false);
-    return;
-  }
+  if (observe::on()) [[unlikely]] return exec_observed(exec, record, bytes, source);
   exec(upcxx::detail::rpc_incoming{record, bytes, source});
 }
 

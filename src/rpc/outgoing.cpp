@@ -340,34 +340,41 @@ void internal_send(int target, internal_id id, const void* head, std::size_t hea
 namespace upcxx::detail {
 
 namespace {
-// A user call or reply leaving, for GANNET_TRACE and GANNET_STATS (util/observe.hpp).
+// A user call or reply leaving, for GANNET_TRACE and GANNET_STATS (util/observe.hpp). Out of
+// line, so that the unobserved path keeps send() inlined and pays one branch.
 void observe_sent(intrank_t target, const std::byte* record, std::size_t bytes, std::uint64_t t0) {
   namespace ob = gannet::observe;
   const auto kind = reinterpret_cast<const rpc_wire*>(record)->kind;
   if (kind == rpc_internal) return;
   ob::rpc_sent(kind == rpc_call ? ob::kind::rpc_ff : ob::kind::rpc, target, bytes, t0, kind == rpc_reply);
 }
+// The calls that a program observed or overlapped (gannet::overlap) makes. Out of line, so
+// that the common path keeps send() inlined and pays two predictable branches.
+[[gnu::noinline]] void send_slow(intrank_t target, std::byte* record, std::size_t bytes) {
+  if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_sync_point_hooks();  // an RPC synchronizes
+  if (!gannet::observe::on()) return gannet::runtime::rpc_impl::send(target, record, bytes);
+  const std::uint64_t t0 = gannet::observe::now();
+  gannet::runtime::rpc_impl::send(target, record, bytes);
+  observe_sent(target, record, bytes, t0);
+}
+[[gnu::noinline]] bool try_send_slow(intrank_t target, std::byte* record, std::size_t bytes) {
+  if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_sync_point_hooks();
+  if (!gannet::observe::on()) return gannet::runtime::rpc_impl::try_send(target, record, bytes);
+  const std::uint64_t t0 = gannet::observe::now();
+  const bool sent = gannet::runtime::rpc_impl::try_send(target, record, bytes);
+  if (sent) observe_sent(target, record, bytes, t0);
+  return sent;
+}
 }  // namespace
 
 void rpc_send(intrank_t target, std::byte* record, std::size_t bytes) {
-  if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_sync_point_hooks();  // an RPC synchronizes
-  if (gannet::observe::on()) [[unlikely]] {
-    const std::uint64_t t0 = gannet::observe::now();
-    gannet::runtime::rpc_impl::send(target, record, bytes);
-    observe_sent(target, record, bytes, t0);
-    return;
-  }
+  if (gannet::runtime::sync_hooks_live() || gannet::observe::on()) [[unlikely]] return send_slow(target, record, bytes);
   gannet::runtime::rpc_impl::send(target, record, bytes);
 }
 
 bool rpc_try_send(intrank_t target, std::byte* record, std::size_t bytes) {
-  if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_sync_point_hooks();
-  if (gannet::observe::on()) [[unlikely]] {
-    const std::uint64_t t0 = gannet::observe::now();
-    const bool sent = gannet::runtime::rpc_impl::try_send(target, record, bytes);
-    if (sent) observe_sent(target, record, bytes, t0);
-    return sent;
-  }
+  if (gannet::runtime::sync_hooks_live() || gannet::observe::on()) [[unlikely]]
+    return try_send_slow(target, record, bytes);
   return gannet::runtime::rpc_impl::try_send(target, record, bytes);
 }
 
