@@ -356,7 +356,7 @@ namespace {
 // GANNET_TRACE: ranks on another machine than rank 0 shift their clock onto rank 0's, as
 // read by every rank right after a barrier (good to the barrier's exit skew, microseconds).
 void align_trace_clocks(gannet::transport::transport& tp) {
-  const std::uint64_t mine = gannet::observe::now();
+  const std::uint64_t mine = gannet::observe::now_ns();
   const std::vector<std::uint64_t> all = gannet::all_gather(mine);
   const auto local = tp.local_ranks();
   if (std::find(local.begin(), local.end(), 0) == local.end())
@@ -454,7 +454,7 @@ void detail::init_library(bool par, bool debug) {
   // After the transport's own exit handler (the MPI transport's): handlers run last first.
   static bool exit_hook = false;
   if (!exit_hook) exit_hook = ::on_exit(exit_without_finalize, nullptr) == 0;
-  gannet::observe::start(me, n);
+  gannet::observe::start(me, n, gannet::runtime::g_thread_safe.load(std::memory_order_relaxed));
   detail::barrier_unchecked(world());
   if (gannet::observe::tracing()) align_trace_clocks(tp);
   gannet::runtime::g_initializing = false;

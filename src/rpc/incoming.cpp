@@ -36,16 +36,10 @@
 namespace gannet::runtime::rpc_impl {
 namespace {
 
-void run_reply(const std::byte* record, std::size_t bytes, upcxx::intrank_t source) {
+void run_reply(const std::byte* record, std::size_t bytes) {
   if (sync_hooks_live()) run_incoming_hooks();  // the reply may announce data newer than our prefetches
   const auto* w = reinterpret_cast<const rpc_wire*>(record);
   auto* r = reinterpret_cast<upcxx::detail::reply_base*>(w->word);
-  if (observe::on()) [[unlikely]] {
-    const std::uint64_t t0 = observe::now();
-    r->deliver(r, record + sizeof(*w), bytes - sizeof(*w));
-    observe::rpc_ran(observe::kind::rpc_reply, source, bytes, t0, true);
-    return;
-  }
   r->deliver(r, record + sizeof(*w), bytes - sizeof(*w));
 }
 
@@ -57,7 +51,7 @@ namespace {
                                      upcxx::intrank_t source) {
   const std::uint64_t t0 = observe::now();
   exec(upcxx::detail::rpc_incoming{record, bytes, source});
-  observe::rpc_ran(observe::kind::rpc_body, source, bytes, t0, false);
+  observe::rpc_ran(source, bytes, t0);
 }
 }  // namespace
 
@@ -115,9 +109,9 @@ void deliver(const std::byte* record, std::size_t bytes, upcxx::intrank_t source
     const auto* reply = reinterpret_cast<upcxx::detail::reply_base*>(w->word);
     auto* owner = reply->owner;
     if (reply->any_thread || owner->active_with_caller()) [[likely]] {
-      run_reply(record, bytes, source);
+      run_reply(record, bytes);
     } else {
-      owner->lpc_ff([m = copy_of(record, bytes), source] { run_reply(m.data(), m.size(), source); });
+      owner->lpc_ff([m = copy_of(record, bytes)] { run_reply(m.data(), m.size()); });
     }
   } else if (t_direct) [[likely]] {
     run_call(record, bytes, source, nullptr);

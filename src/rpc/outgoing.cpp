@@ -342,25 +342,32 @@ namespace upcxx::detail {
 namespace {
 // A user call or reply leaving, for GANNET_TRACE and GANNET_STATS (util/observe.hpp). Out of
 // line, so that the unobserved path keeps send() inlined and pays one branch.
+bool observed_kind(const std::byte* record) {
+  const auto kind = reinterpret_cast<const rpc_wire*>(record)->kind;
+  return kind == rpc_call || kind == rpc_call_reply;  // a reply: the call's span and arrow say it all
+}
+// A small call's send is recorded as an instant after it leaves (a clock read before it would
+// delay it by a fifth of an on-node hop); a large one's from its start.
+constexpr std::size_t observed_send_min = 1024;
 void observe_sent(intrank_t target, const std::byte* record, std::size_t bytes, std::uint64_t t0) {
   namespace ob = gannet::observe;
-  const auto kind = reinterpret_cast<const rpc_wire*>(record)->kind;
-  if (kind == rpc_internal) return;
-  ob::rpc_sent(kind == rpc_call ? ob::kind::rpc_ff : ob::kind::rpc, target, bytes, t0, kind == rpc_reply);
+  const bool ff = reinterpret_cast<const rpc_wire*>(record)->kind == rpc_call;
+  const std::uint64_t t1 = ob::now();
+  ob::rpc_sent(ff ? ob::kind::rpc_ff : ob::kind::rpc, target, bytes, t0 ? t0 : t1, t1);
 }
 // The calls that a program observed or overlapped (gannet::overlap) makes. Out of line, so
 // that the common path keeps send() inlined and pays two predictable branches.
 [[gnu::noinline]] void send_slow(intrank_t target, std::byte* record, std::size_t bytes) {
   if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_sync_point_hooks();  // an RPC synchronizes
-  if (!gannet::observe::on()) return gannet::runtime::rpc_impl::send(target, record, bytes);
-  const std::uint64_t t0 = gannet::observe::now();
+  if (!gannet::observe::on() || !observed_kind(record)) return gannet::runtime::rpc_impl::send(target, record, bytes);
+  const std::uint64_t t0 = bytes >= observed_send_min ? gannet::observe::now() : 0;
   gannet::runtime::rpc_impl::send(target, record, bytes);
   observe_sent(target, record, bytes, t0);
 }
 [[gnu::noinline]] bool try_send_slow(intrank_t target, std::byte* record, std::size_t bytes) {
   if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_sync_point_hooks();
-  if (!gannet::observe::on()) return gannet::runtime::rpc_impl::try_send(target, record, bytes);
-  const std::uint64_t t0 = gannet::observe::now();
+  if (!gannet::observe::on() || !observed_kind(record)) return gannet::runtime::rpc_impl::try_send(target, record, bytes);
+  const std::uint64_t t0 = bytes >= observed_send_min ? gannet::observe::now() : 0;
   const bool sent = gannet::runtime::rpc_impl::try_send(target, record, bytes);
   if (sent) observe_sent(target, record, bytes, t0);
   return sent;

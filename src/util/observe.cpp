@@ -9,7 +9,6 @@
 #include <ctime>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <unistd.h>
@@ -27,11 +26,11 @@ constexpr unsigned k_ring = 4096;
 
 struct event {
   std::uint64_t t0, t1, bytes, flow;
-  const char* name;
+  const char* name;  // a static string: valid until the process ends
   std::int32_t peer;
+  std::int32_t tid;
   kind k;
   std::uint8_t flow_dir;  // 0 none, 1 the start of an arrow, 2 its end
-  bool reply;
 };
 
 struct ring {
@@ -40,9 +39,14 @@ struct ring {
   int tid = 0;
 };
 
+// The counts of spans: per thread, plain adds (summed at finalize; a relaxed atomic add per
+// field would cost more than the rest of a span).
+struct thread_counts {
+  std::uint64_t count[k_kinds]{}, bytes[k_kinds]{}, ticks[k_kinds]{};
+  std::uint64_t received = 0, received_bytes = 0;
+};
 struct stats {
-  std::atomic<std::uint64_t> count[k_kinds]{}, bytes[k_kinds]{}, ns[k_kinds]{};
-  std::atomic<std::uint64_t> stalls{0}, heap_high{0}, heap_failed{0}, received{0}, received_bytes{0};
+  std::atomic<std::uint64_t> stalls{0}, heap_high{0}, heap_failed{0};
 };
 
 bool g_trace = false;
@@ -53,45 +57,107 @@ std::int64_t g_offset = 0;
 stats g_counts;
 
 std::mutex g_mutex;  // the file, the rings' list and the arrows' counters
+// While the program runs, full rings go to g_raw (binary, path + ".part": a few
+// microseconds per 4096 spans); finish() turns it into the JSON file g_file.
+std::FILE* g_raw = nullptr;
 std::FILE* g_file = nullptr;
 bool g_first_event = true;
 std::vector<ring*> g_rings;
-std::unordered_map<std::uint64_t, std::uint64_t> g_arrows;  // (peer, direction, reply) -> count
+std::vector<thread_counts*> g_thread_counts;  // under g_mutex
 thread_local ring* t_ring = nullptr;
+thread_local thread_counts* t_counts = nullptr;
+// The arrows' counters: 2 per rank (sent, arrived), made when the first arrow is
+// (tracing only), under a spin lock: sends and arrivals of several threads take it briefly.
+std::vector<std::uint64_t> g_arrows;
+std::atomic<bool> g_arrows_busy{false};
+bool g_threaded = false;  // threadmode par: other threads may send and run calls
+
+// ---- the clock: the time-stamp counter where it is invariant (x86-64: about 9 ns a read
+// here, against 21 for clock_gettime), mapped onto CLOCK_MONOTONIC (the machine's one clock)
+// by two readings of both, at start and when converting. -----------------------------------
+bool g_tsc = false;
+std::uint64_t g_tick0 = 0, g_ns0 = 0;
+double g_ns_per_tick = 1.0;
+
+std::uint64_t mono_ns() {
+  timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+std::uint64_t ticks() {
+#if defined(__x86_64__)
+  if (g_tsc) return __builtin_ia32_rdtsc();
+#endif
+  return mono_ns();
+}
+
+bool invariant_tsc() {
+#if defined(__x86_64__)
+  unsigned a, b, c, d;
+  __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000000u), "c"(0));
+  if (a < 0x80000007u) return false;
+  __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000007u), "c"(0));
+  return (d >> 8) & 1;  // invariant TSC: constant rate, counts in every state
+#else
+  return false;
+#endif
+}
+
+void calibrate_start() {
+  g_tsc = invariant_tsc() && !std::getenv("GANNET_TRACE_CLOCK_MONOTONIC");
+  g_ns0 = mono_ns();
+  g_tick0 = ticks();
+  if (!g_tsc) return;
+  // A first rate from 2 ms; convert() refines it over the whole run.
+  const std::uint64_t until = g_ns0 + 2000000;
+  std::uint64_t ns;
+  while ((ns = mono_ns()) < until) {
+  }
+  g_ns_per_tick = static_cast<double>(ns - g_ns0) / static_cast<double>(ticks() - g_tick0);
+}
+
+void calibrate_now() {
+  if (!g_tsc) return;
+  const std::uint64_t ns = mono_ns(), t = ticks();
+  if (t - g_tick0 > 100000000ull)  // beyond ~30 ms: better than the first 2 ms
+    g_ns_per_tick = static_cast<double>(ns - g_ns0) / static_cast<double>(t - g_tick0);
+}
+
+double to_ns(std::uint64_t t) {
+  return static_cast<double>(g_ns0) + static_cast<double>(static_cast<std::int64_t>(t - g_tick0)) * g_ns_per_tick;
+}
 
 const char* const k_names[k_kinds] = {
-    "rput",    "rget",          "atomic",     "vis_put",    "vis_get",  "rpc",  "rpc_ff", "rpc body", "rpc reply",
+    "rput",    "rget",          "atomic",     "vis_put",    "vis_get",  "rpc",  "rpc_ff", "rpc body",
     "barrier", "collective",    "wait",       "notify_put", "notify",   "task_pool::run", "task", "overlap phase",
     "prefetch hit"};
-const char* const k_categories[k_kinds] = {"rma",  "rma",        "rma",  "rma",    "rma",   "rpc",
-                                           "rpc",  "rpc",        "rpc",  "sync",   "sync",  "sync",
-                                           "notify", "notify",   "tasks", "tasks", "overlap", "overlap"};
+const char* const k_categories[k_kinds] = {"rma",   "rma",    "rma",    "rma",   "rma",   "rpc",
+                                           "rpc",   "rpc",    "sync",   "sync",  "sync",  "notify",
+                                           "notify", "tasks", "tasks",  "overlap", "overlap"};
 
 void write_event(const event& e, int tid) {
   // Chrome trace-event format: ts and dur in microseconds.
-  const double ts = static_cast<double>(static_cast<std::int64_t>(e.t0) + g_offset) / 1000.0;
-  const double dur = static_cast<double>(e.t1 >= e.t0 ? e.t1 - e.t0 : 0) / 1000.0;
+  const double ts = (to_ns(e.t0) + static_cast<double>(g_offset)) / 1000.0;
+  const double dur = static_cast<double>(e.t1 >= e.t0 ? e.t1 - e.t0 : 0) * g_ns_per_tick / 1000.0;
   const char* name = e.name ? e.name : k_names[static_cast<int>(e.k)];
   const char* cat = k_categories[static_cast<int>(e.k)];
+  // An RPC's arrow binds its send to the body it runs (flow events, version 2: "bind_id" on
+  // the two slices, which Perfetto and chrome://tracing draw whatever the slices' lengths).
+  char flow[64] = "";
+  if (e.flow_dir)
+    std::snprintf(flow, sizeof flow, ",\"bind_id\":%" PRIu64 ",\"%s\":true", e.flow,
+                  e.flow_dir == 1 ? "flow_out" : "flow_in");
   std::fprintf(g_file,
-               "%s{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d,"
+               "%s{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d%s,"
                "\"args\":{\"peer\":%d,\"bytes\":%" PRIu64 "}}",
-               g_first_event ? "\n" : ",\n", name, cat, ts, dur, g_rank, tid, e.peer, e.bytes);
+               g_first_event ? "\n" : ",\n", name, cat, ts, dur, g_rank, tid, flow, e.peer, e.bytes);
   g_first_event = false;
-  if (e.flow_dir) {
-    const char* flow_name = e.reply ? "rpc reply" : "rpc";
-    std::fprintf(g_file,
-                 ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"%s\",%s\"id\":%" PRIu64
-                 ",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}",
-                 flow_name, e.reply ? "reply" : "call", e.flow_dir == 1 ? "s" : "f",
-                 e.flow_dir == 2 ? "\"bp\":\"e\"," : "", e.flow, ts, g_rank, tid);
-  }
 }
 
 // With g_mutex held.
 void write_ring(ring& r) {
-  if (g_file)
-    for (unsigned i = 0; i < r.n; ++i) write_event(r.ev[i], r.tid);
+  if (g_raw && r.n) std::fwrite(r.ev, sizeof(event), r.n, g_raw);
   r.n = 0;
 }
 
@@ -101,17 +167,14 @@ ring& my_ring() {
     std::lock_guard<std::mutex> lock(g_mutex);
     r->tid = static_cast<int>(g_rings.size());
     g_rings.push_back(r);
-    if (g_file)
-      std::fprintf(g_file, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"thread %d\"}}",
-                   g_first_event ? "\n" : ",\n", g_rank, r->tid, r->tid);
-    g_first_event = false;
     t_ring = r;
   }
   return *t_ring;
 }
 
-void record(const event& e) {
+void record(event e) {
   ring& r = my_ring();
+  e.tid = r.tid;
   r.ev[r.n++] = e;
   if (r.n == k_ring) {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -119,8 +182,22 @@ void record(const event& e) {
   }
 }
 
-void close_file() {
-  if (!g_file) return;
+// With g_mutex held: the spans written so far become the JSON file.
+void convert() {
+  if (!g_file || !g_raw) return;
+  calibrate_now();
+  std::fflush(g_raw);
+  std::rewind(g_raw);
+  for (ring* r : g_rings)
+    std::fprintf(g_file, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"thread %d\"}}",
+                 g_rank, r->tid, r->tid);
+  event chunk[256];
+  std::size_t got;
+  while ((got = std::fread(chunk, sizeof(event), 256, g_raw)) > 0)
+    for (std::size_t i = 0; i < got; ++i) write_event(chunk[i], chunk[i].tid);
+  std::fclose(g_raw);
+  g_raw = nullptr;
+  std::remove((g_trace_path + ".part").c_str());
   std::fprintf(g_file, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"rank\":%d,\"ranks\":%d}}\n", g_rank, g_ranks);
   if (std::fclose(g_file) != 0)
     util::warn("GANNET_TRACE: could not write %s: %s", g_trace_path.c_str(), std::strerror(errno));
@@ -132,7 +209,7 @@ void close_file() {
 void flush_on_crash() {
   if (!g_trace || !g_mutex.try_lock()) return;
   if (t_ring) write_ring(*t_ring);
-  close_file();
+  convert();
   g_mutex.unlock();
 }
 
@@ -140,18 +217,33 @@ std::uint64_t arrow_id(int from, int to, std::uint64_t seq) {
   return (static_cast<std::uint64_t>(from) << 44) ^ (static_cast<std::uint64_t>(to) << 24) ^ seq;
 }
 
-std::uint64_t next_arrow(int peer, bool out, bool reply) {
-  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(peer)) << 2) | (out ? 2 : 0) |
-                            (reply ? 1 : 0);
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_arrows[key]++;
+std::uint64_t next_arrow(int peer, bool out) {
+  const std::size_t key = 2 * static_cast<std::size_t>(peer) + (out ? 1 : 0);
+  if (g_threaded)
+    while (g_arrows_busy.exchange(true, std::memory_order_acquire)) {
+    }
+  if (g_arrows.empty()) g_arrows.resize(2 * static_cast<std::size_t>(g_ranks));
+  const std::uint64_t seq = key < g_arrows.size() ? g_arrows[key]++ : 0;
+  if (g_threaded) g_arrows_busy.store(false, std::memory_order_release);
+  return seq;
 }
 
-void add(kind k, std::uint64_t bytes, std::uint64_t ns) {
+thread_counts& my_counts() {
+  if (!t_counts) [[unlikely]] {
+    auto* c = new thread_counts;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_thread_counts.push_back(c);
+    t_counts = c;
+  }
+  return *t_counts;
+}
+
+void add(kind k, std::uint64_t bytes, std::uint64_t dt) {
   const auto i = static_cast<std::size_t>(k);
-  g_counts.count[i].fetch_add(1, std::memory_order_relaxed);
-  g_counts.bytes[i].fetch_add(bytes, std::memory_order_relaxed);
-  g_counts.ns[i].fetch_add(ns, std::memory_order_relaxed);
+  thread_counts& c = my_counts();
+  ++c.count[i];
+  c.bytes[i] += bytes;
+  c.ticks[i] += dt;
 }
 
 void raise_max(std::atomic<std::uint64_t>& m, std::uint64_t v) {
@@ -276,45 +368,44 @@ const char* kind_name(kind k) { return k_names[static_cast<int>(k)]; }
 bool tracing() { return g_trace; }
 bool stats_on() { return g_stats; }
 
-std::uint64_t now() {
-  timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
-}
+std::uint64_t now() { return ticks(); }
+std::uint64_t now_ns() { return mono_ns(); }
 
 void span(kind k, int peer, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1, const char* name) {
   if (!t1) t1 = now();
   add(k, bytes, t1 - t0);
-  if (g_trace) record(event{t0, t1, bytes, 0, name, peer, k, 0, false});
+  if (g_trace) record(event{t0, t1, bytes, 0, name, peer, 0, k, 0});
 }
 
-void rpc_sent(kind k, int target, std::uint64_t bytes, std::uint64_t t0, bool reply) {
-  const std::uint64_t t1 = now();
-  if (!reply) add(k, bytes, t1 - t0);
-  if (!g_trace) return;
-  const std::uint64_t id = arrow_id(g_rank, target, next_arrow(target, true, reply));
-  record(event{t0, t1, bytes, id, reply ? "rpc reply sent" : nullptr, target, k, 1, reply});
-}
-
-void rpc_ran(kind k, int source, std::uint64_t bytes, std::uint64_t t0, bool reply) {
-  const std::uint64_t t1 = now();
+void rpc_sent(kind k, int target, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1) {
   add(k, bytes, t1 - t0);
   if (!g_trace) return;
-  const std::uint64_t id = arrow_id(source, g_rank, next_arrow(source, false, reply));
-  record(event{t0, t1, bytes, id, nullptr, source, k, 2, reply});
+  const std::uint64_t id = arrow_id(g_rank, target, next_arrow(target, true));
+  record(event{t0, t1, bytes, id, nullptr, target, 0, k, 1});
+}
+
+void rpc_ran(int source, std::uint64_t bytes, std::uint64_t t0) {
+  const std::uint64_t t1 = now();
+  add(kind::rpc_body, bytes, t1 - t0);
+  if (!g_trace) return;
+  const std::uint64_t id = arrow_id(source, g_rank, next_arrow(source, false));
+  record(event{t0, t1, bytes, id, nullptr, source, 0, kind::rpc_body, 2});
 }
 
 void count_stall() { g_counts.stalls.fetch_add(1, std::memory_order_relaxed); }
 void heap_in_use(std::size_t bytes) { raise_max(g_counts.heap_high, bytes); }
 void heap_failed(std::size_t bytes) { raise_max(g_counts.heap_failed, bytes); }
 void received(std::size_t bytes) {
-  g_counts.received.fetch_add(1, std::memory_order_relaxed);
-  g_counts.received_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  thread_counts& c = my_counts();
+  ++c.received;
+  c.received_bytes += bytes;
 }
 
-void start(int rank, int ranks) {
+void start(int rank, int ranks, bool threaded) {
+  g_threaded = threaded;
   g_rank = rank;
   g_ranks = ranks;
+  if (!g_tick0) calibrate_start();
   const std::string trace = env_or("GANNET_TRACE"), stats = env_or("GANNET_STATS");
   g_trace = !trace.empty() && trace != "0";
   g_stats = !stats.empty() && stats != "0";
@@ -323,6 +414,13 @@ void start(int rank, int ranks) {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (!g_file) {
       g_file = std::fopen(g_trace_path.c_str(), "w");
+      if (g_file) {
+        g_raw = std::fopen((g_trace_path + ".part").c_str(), "w+b");
+        if (!g_raw) {
+          std::fclose(g_file);
+          g_file = nullptr;
+        }
+      }
       if (!g_file) {
         util::warn("GANNET_TRACE: cannot write %s: %s; this rank records no trace", g_trace_path.c_str(),
                    std::strerror(errno));
@@ -346,15 +444,31 @@ void start(int rank, int ranks) {
 void set_clock_offset(std::int64_t ns) { g_offset = ns; }
 
 void stats_snapshot(std::uint64_t (&w)[stats_words]) {
+  calibrate_now();
+  w[w_received] = w[w_received_bytes] = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (const thread_counts* c : g_thread_counts) {
+      w[w_received] += c->received;
+      w[w_received_bytes] += c->received_bytes;
+    }
+  }
   for (std::size_t k = 0; k < k_kinds; ++k) {
-    w[3 * k] = g_counts.count[k].load(std::memory_order_relaxed);
-    w[3 * k + 1] = g_counts.bytes[k].load(std::memory_order_relaxed);
-    w[3 * k + 2] = g_counts.ns[k].load(std::memory_order_relaxed);
+    std::uint64_t count = 0, bytes = 0, dt = 0;
+    {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      for (const thread_counts* c : g_thread_counts) {
+        count += c->count[k];
+        bytes += c->bytes[k];
+        dt += c->ticks[k];
+      }
+    }
+    w[3 * k] = count;
+    w[3 * k + 1] = bytes;
+    w[3 * k + 2] = static_cast<std::uint64_t>(static_cast<double>(dt) * g_ns_per_tick);
   }
   w[w_sent] = util::g_traffic.messages.load(std::memory_order_relaxed);
   w[w_sent_bytes] = util::g_traffic.bytes.load(std::memory_order_relaxed);
-  w[w_received] = g_counts.received.load(std::memory_order_relaxed);
-  w[w_received_bytes] = g_counts.received_bytes.load(std::memory_order_relaxed);
   w[w_stalls] = g_counts.stalls.load(std::memory_order_relaxed);
   w[w_heap_high] = g_counts.heap_high.load(std::memory_order_relaxed);
   w[w_heap_failed] = g_counts.heap_failed.load(std::memory_order_relaxed);
@@ -366,7 +480,7 @@ void finish(const std::uint64_t* all_ranks_stats) {
   if (g_trace) {
     std::lock_guard<std::mutex> lock(g_mutex);
     for (ring* r : g_rings) write_ring(*r);
-    close_file();
+    convert();
     g_trace = false;
   }
   if (g_stats && all_ranks_stats) report_stats(all_ranks_stats);

@@ -10,8 +10,9 @@
 //
 // Threading: spans go into a ring buffer of the recording thread (bounded memory; written to
 // the file when full, at finalize and, where possible, when the rank crashes); the counters
-// are relaxed atomics. Time stamps are CLOCK_MONOTONIC, one clock for the ranks of a machine;
-// ranks of other machines are shifted onto rank 0's clock at start (set_clock_offset).
+// are per thread. Time stamps are the time-stamp counter mapped onto CLOCK_MONOTONIC, one
+// clock for the ranks of a machine; ranks of other machines are shifted onto rank 0's clock at
+// start (set_clock_offset).
 #pragma once
 
 #include <cstddef>
@@ -31,7 +32,6 @@ enum class kind : std::uint8_t {
   rpc,         // an rpc sent (initiation)
   rpc_ff,      // an rpc_ff sent
   rpc_body,    // a call's body run here
-  rpc_reply,   // an rpc's result delivered here
   barrier,
   collective,  // a reduction, broadcast, gather, ...: initiation to completion
   wait,        // a future::wait() that had to wait
@@ -48,18 +48,22 @@ const char* kind_name(kind k);
 inline bool on() { return upcxx::detail::g_state.observing.load(std::memory_order_relaxed); }
 bool tracing();
 
-// Nanoseconds on this machine's clock.
+// A time stamp for span(): ticks of the time-stamp counter (or nanoseconds where it is not
+// invariant), converted when the trace is written.
 std::uint64_t now();
+// Nanoseconds on this machine's clock (CLOCK_MONOTONIC), for aligning machines.
+std::uint64_t now_ns();
 
 // One operation that took [t0, t1) (t1 = 0: now). peer: the other rank or -1; name: a
 // more precise name for the trace ("reduce_all", ...) or nullptr for kind_name().
 void span(kind k, int peer, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1 = 0, const char* name = nullptr);
 
-// User RPC messages, for the trace's arrows from a send to the body it runs: the n-th call
-// (or reply) sent from a rank to another is the n-th to arrive there (the transports keep
-// each pair's order), so no identifier travels.
-void rpc_sent(kind k, int target, std::uint64_t bytes, std::uint64_t t0, bool reply);
-void rpc_ran(kind k, int source, std::uint64_t bytes, std::uint64_t t0, bool reply);
+// User calls (rpc, rpc_ff), for the trace's arrows from a send to the body it runs: the n-th
+// call sent from a rank to another is the n-th to run there (the transports keep each pair's
+// order), so no identifier travels. (A call parked on a dist_object not yet constructed there
+// runs later and may take another's arrow.)
+void rpc_sent(kind k, int target, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1);
+void rpc_ran(int source, std::uint64_t bytes, std::uint64_t t0);
 
 // Counters for the statistics.
 void count_stall();                                 // an RPC injection found the network busy
@@ -68,8 +72,8 @@ void heap_failed(std::size_t bytes);                // an allocation found no ro
 void received(std::size_t bytes);                   // an active message arrived
 
 // Lifecycle (the core). start: after the transport exists, before any span; reads the
-// environment and says on stderr if a file cannot be written.
-void start(int rank, int ranks);
+// environment and says on stderr if a file cannot be written. threaded: threadmode par.
+void start(int rank, int ranks, bool threaded);
 void set_clock_offset(std::int64_t ns);
 // The statistics of this rank, as words, for the core to gather to rank 0 at finalize.
 inline constexpr std::size_t stats_words = 3 * static_cast<std::size_t>(kind::count_) + 8;
