@@ -843,6 +843,7 @@ constexpr intrank_t shm_reduce_max_ranks = 64;
 // gather_all and alltoall of one int64_t: 3.0 -> 2.3 us; scan and gather stay on messages,
 // where a rank waits for fewer than all (0.15-0.25 us against 2.2).
 bool start_on_world_barrier(const upcxx::team& t, coll_kind kind, coll_client* client) {
+  if (client->internal) return false;  // the library's own: messages (finalize's barrier must be one)
   if (!upcxx::detail::team_is_world(t) || !runtime::the_transport().ranks_outnumber_cores() || !world_is_local()) return false;
   if (kind == coll_kind::barrier) {
     runtime::world_barrier_enqueue({nullptr, shm_barrier_done, new shm_op{{}, client, t.rank_n(), 0}});

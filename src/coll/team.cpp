@@ -108,6 +108,17 @@ void wait_for(const std::atomic<bool>& done, upcxx::progress_level level = upcxx
 }
 
 }  // namespace
+
+// finalize(): a barrier of messages (runtime.cpp says why), never the transport's.
+void finalize_barrier() {
+  const upcxx::team& world = upcxx::world();
+  if (world.rank_n() == 1) return;
+  flag_client b;
+  b.internal = true;  // start_on_world_barrier leaves it to messages
+  upcxx::detail::coll_start(world, upcxx::detail::coll_kind::barrier, 0, &b);
+  wait_for(b.done, upcxx::progress_level::internal);
+}
+
 }  // namespace gannet::coll
 
 namespace upcxx {

@@ -361,13 +361,14 @@ void wait_for_cell(const cell_base* c) {
   if (!is_real_cell(c))
     gannet::util::fatal("wait() on a default-constructed future, which never becomes ready");
   gannet::runtime::idle_passes idle;  // nothing to do locally: let a rank sharing this core run
-  if (gannet::observe::on()) [[unlikely]] {
-    const std::uint64_t t0 = gannet::observe::now();
-    while (!c->ready()) idle.after(progress_once(progress_level::user, true));
-    gannet::observe::span(gannet::observe::kind::wait, -1, 0, t0);
-    return;
+  gannet::runtime::blocked_scope waiting("wait()");
+  const std::uint64_t t0 = gannet::observe::on() ? gannet::observe::now() : 0;
+  while (!c->ready()) {
+    const bool did = progress_once(progress_level::user, true);
+    idle.after(did);
+    gannet::runtime::hang_tick(did);
   }
-  while (!c->ready()) idle.after(progress_once(progress_level::user, true));
+  if (t0) [[unlikely]] gannet::observe::span(gannet::observe::kind::wait, -1, 0, t0);
 }
 
 }  // namespace detail

@@ -44,7 +44,8 @@ bool debug_checks_enabled();
 }
 
 namespace gannet::coll {
-void coll_attach();  // src/coll/coll.cpp
+void coll_attach();       // src/coll/coll.cpp
+void finalize_barrier();  // src/coll/team.cpp
 }
 namespace gannet::runtime {
 void atomics_attach();  // atomics.cpp
@@ -284,7 +285,7 @@ void wait_until_aborting_or(bool (*done)(void*), void* arg, upcxx::progress_leve
   auto& r = rt();
   backoff b;
   while (!done(arg)) {
-    upcxx::progress(level);
+    hang_tick(progress_pass(level));
     if (r.tp->job_aborting()) std::_Exit(1);  // the launcher is ending the job
     b.pause();
   }
@@ -406,6 +407,7 @@ void detail::init_library(bool par, bool debug) {
     if (seconds > 0) tp.watch_attentiveness(seconds);
   }
   gannet::runtime::rpc_attach(tp);
+  gannet::runtime::hang_attach(tp.rank_me(), tp.rank_n());
   gannet::coll::coll_attach();
   gannet::runtime::atomics_attach();
   gannet::runtime::vis_attach();
@@ -470,7 +472,15 @@ void finalize() {
   }
   gannet::runtime::run_detach_hooks();  // nothing of the extensions' in flight past here
   finish_observing();
-  detail::barrier_unchecked(world());  // spec §2.3 ¶11
+  {
+    gannet::runtime::blocked_scope waiting("finalize", -1, nullptr, /*final=*/true);
+    // A barrier of messages first, which no rank's upcxx::barrier() can complete: a rank that
+    // skipped a barrier the others called waits here (and the hang report says so) instead
+    // of passing finalize with the others' barrier and leaving them waiting in finalize.
+    gannet::coll::finalize_barrier();
+    detail::barrier_unchecked(world());  // spec §2.3 ¶11
+  }
+  gannet::runtime::hang_detach();
   r.tp->detach();
   r.heap.reset();
   r.world.reset();
@@ -502,6 +512,21 @@ bool local_team_contains(intrank_t world_rank, ::upcxx::detail::source_loc loc) 
   return rt().local->from_world(world_rank, -1) >= 0;
 }
 
+namespace {
+// For the hang report: "barrier #12 on world".
+long g_world_barriers = 0, g_local_barriers = 0;
+long barrier_number(const team& t) {
+  if (&t == &*rt().world) return ++g_world_barriers;
+  if (&t == &*rt().local) return ++g_local_barriers;
+  return -1;
+}
+const char* team_name(const team& t) {
+  if (&t == &*rt().world) return "world";
+  if (&t == &*rt().local) return "local_team";
+  return "a team made by split or create";
+}
+}  // namespace
+
 // Not inlined: its return address is the call site that names the phase it begins
 // (gannet::overlap; the signature stays UPC++'s).
 __attribute__((noinline)) void barrier(const team& t) {
@@ -510,6 +535,7 @@ __attribute__((noinline)) void barrier(const team& t) {
     if (in_progress()) detail::fail_restricted("upcxx::barrier()");  // spec §10.2 ¶4
     detail::check_master_persona("upcxx::barrier()");
   }
+  gannet::runtime::blocked_scope waiting("barrier", barrier_number(t), team_name(t));
   if (gannet::observe::on()) [[unlikely]] {
     const std::uint64_t t0 = gannet::observe::now();
     detail::team_barrier(t);
@@ -566,7 +592,7 @@ void detail::barrier_unchecked(const team& t) {
       }
       h = r.tp->barrier_wait_hint();
     }
-    gannet::runtime::progress_pass(upcxx::progress_level::user);
+    gannet::runtime::hang_tick(gannet::runtime::progress_pass(upcxx::progress_level::user));
     if (r.tp->job_aborting()) std::_Exit(1);  // the launcher is ending the job
     // Without a hint, a rank that has a core of its own yields only every spin_cap polls: a
     // yield there only delays the RPCs and the last arrival it serves (spec 12.2 ¶8).

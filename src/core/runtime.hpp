@@ -110,6 +110,26 @@ extern bool g_initializing;
 // outnumber cores (for loops with a backoff of their own); true if it did anything.
 bool progress_pass(upcxx::progress_level level);
 
+// The hang report (hang.cpp). A blocking call announces where the rank waits with a
+// blocked_scope (the outermost one of the thread holding the master persona counts:
+// "barrier #12 on world", "finalize"); its waiting loop calls hang_tick() after every progress
+// pass with whether the pass did anything. `final`: the job ends after it (finalize), so
+// leaving it tells rank 0 nothing.
+class blocked_scope {
+ public:
+  explicit blocked_scope(const char* what, long number = -1, const char* on = nullptr, bool final = false);
+  ~blocked_scope();
+  blocked_scope(const blocked_scope&) = delete;
+  blocked_scope& operator=(const blocked_scope&) = delete;
+};
+extern bool g_hang_on;  // GANNET_HANG_SECONDS > 0 and more than one rank
+void hang_tick_slow(bool did);
+inline void hang_tick(bool did) {
+  if (g_hang_on) hang_tick_slow(did);
+}
+void hang_attach(int me, int n);  // init: reads GANNET_HANG_SECONDS, registers the messages
+void hang_detach();               // finalize, after its last barrier
+
 // Threadmode par: one recursive lock serializes the transport and the RPC state between
 // threads (the transports are not thread-safe; see capabilities::thread_safe). In seq mode
 // the guard costs one predictable branch.

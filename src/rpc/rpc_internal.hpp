@@ -86,6 +86,7 @@ enum class internal_id : std::uint16_t {
   coll = 3,       // collectives (src/coll)
   vis = 4,        // non-contiguous RMA
   vis_reply = 5,
+  hang = 6,       // the hang report (src/core/hang.cpp)
   count_ = 16,
 };
 using internal_handler = void (*)(int source, const std::byte* payload, std::size_t bytes);

@@ -10,8 +10,9 @@ namespace {
 char g_prefix[64] = "gannet";
 
 // One write(2) per message so lines of different ranks do not interleave mid-line.
+template <std::size_t Bytes = 1024>
 void emit(const char* kind, const char* file, int line, const char* fmt, va_list ap) {
-  char buf[1024];
+  char buf[Bytes];
   int n = 0;
   if (file)
     n = std::snprintf(buf, sizeof buf, "%s: %s: %s:%d: ", g_prefix, kind, file, line);
@@ -50,6 +51,14 @@ void fatal_at(const char* file, int line, const char* fmt, ...) {
   emit("error", file, line, fmt, ap);
   va_end(ap);
   std::abort();
+}
+
+void fatal_quiet(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit<8192>("error", nullptr, 0, fmt, ap);
+  va_end(ap);
+  std::_Exit(1);
 }
 
 void warn(const char* fmt, ...) {

@@ -29,6 +29,9 @@ const char* log_prefix();
 [[noreturn]] void fatal_at(const char* file, int line, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// A fatal error that is not a crash (no backtrace, util/crash.hpp): prints like fatal(), up to
+// 8 KiB, and ends the process with status 1.
+[[noreturn]] void fatal_quiet(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace gannet::util
 

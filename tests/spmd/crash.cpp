@@ -19,11 +19,14 @@
 //         task-spawn-bad-rank, task-spawn-negative-rank (gannet::task_pool::spawn to rank 7,
 //         to rank -1) | task-run-reentrant (a task calls run() on its own pool; every rank
 //         calls run()) | user-segv (RANK dereferences a null pointer inside
-//         user_function_that_crashes) | user-throw (an exception leaves main on RANK) | ok
+//         user_function_that_crashes) | user-throw (an exception leaves main on RANK) |
+//         skip-barrier (RANK skips the second of two barriers the others call) |
+//         slow-barriers (RANK computes 3 s, without progress, before each of two barriers) | ok
 // Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -125,6 +128,19 @@ int main(int argc, char** argv) {
     upcxx::barrier();
   } else if (mode == "heap") {
     std::printf("rank %d heap %zu\n", me, upcxx::shared_segment_size());
+  } else if (mode == "skip-barrier") {
+    upcxx::barrier();
+    if (me != victim) upcxx::barrier();
+  } else if (mode == "slow-barriers") {
+    for (int i = 0; i < 2; ++i) {
+      if (me == victim) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+      }
+      upcxx::barrier();
+    }
+    if (me == 0) std::printf("slow-barriers done\n");
   } else if (me == victim) {
     if (mode == "user-segv") user_function_that_crashes(nullptr);
     if (mode == "user-throw") throw std::runtime_error("the user's own error");

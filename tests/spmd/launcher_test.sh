@@ -125,6 +125,26 @@ freeze)
   [ "$status" -ne 0 ] || fail "the job succeeded"
   pids_gone 5 || fail "ranks still alive"
   ;;
+hang-skip-barrier)
+  # Rank 2 skips a barrier: it waits in finalize, the others in the barrier. With
+  # GANNET_HANG_SECONDS=1, rank 0 says so and the job ends.
+  GANNET_HANG_SECONDS=1 launch -n 4 "$crash" skip-barrier 2
+  expect_status 1
+  expect_err "rank 0: error: every rank has waited in Gannet for 1 s"
+  expect_err "^  ranks 0-1, 3: barrier #[0-9]+ on world"
+  expect_err "^  rank 2: finalize"
+  expect_err "rank 0: exited with status 1"
+  expect_under 30
+  pids_gone 5 || fail "ranks still alive"
+  check_no_shm_left
+  ;;
+hang-slow-barriers)
+  # A rank that computes longer than GANNET_HANG_SECONDS while the others wait is not a hang.
+  GANNET_HANG_SECONDS=1 launch -n 2 "$crash" slow-barriers 1
+  expect_status 0
+  expect_out "slow-barriers done"
+  grep -q "every rank has waited" "$work/err" && fail "a slow job was reported as stuck"
+  ;;
 exit-code)
   launch -n 4 "$crash" exit 2 7
   expect_status 7

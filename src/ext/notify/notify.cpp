@@ -450,11 +450,15 @@ notify_status notify_request::wait() {
   const bool slots_only = s_->source != runtime::notify_any && upcxx::detail::g_state.peers[s_->source].local;
   const unsigned every = slots_only && runtime::spin_limit() > 1 ? 64 : 4;
   runtime::idle_passes idle;
+  runtime::blocked_scope waiting("gannet::notify_request::wait()");
   for (unsigned pass = 1; !s_->complete; ++pass) {
     if (runtime::notify_quick()) {
       idle.after(true);
+      runtime::hang_tick(true);
     } else if (pass % every == 0) {
-      idle.after(runtime::progress_pass(upcxx::progress_level::user));
+      const bool did = runtime::progress_pass(upcxx::progress_level::user);
+      idle.after(did);
+      runtime::hang_tick(did);
     }
   }
   return s_->status();

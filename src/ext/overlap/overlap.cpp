@@ -291,7 +291,9 @@ void wait_for(Done&& done) {
   rt::idle_passes idle;
   auto& tp = rt::the_transport();
   while (!done()) {
-    idle.after(rt::progress_pass(upcxx::progress_level::internal));
+    const bool did = rt::progress_pass(upcxx::progress_level::internal);
+    idle.after(did);
+    rt::hang_tick(did);
     if (tp.job_aborting()) std::_Exit(1);  // the launcher is ending the job; it said why
   }
 }

@@ -354,6 +354,7 @@ void task_pool::run() {
   detail::pool_core& core = *core_;
   core.begin_run();
   runtime::idle_passes idle;
+  runtime::blocked_scope waiting("gannet::task_pool::run()");
   constexpr unsigned poll_every = 8;
   unsigned since_poll = 0;
   while (!core.done) {
@@ -391,7 +392,9 @@ void task_pool::run() {
       core.advance();  // partners on this machine write to the board: look at it
     }
     if (core.done) break;
-    idle.after(runtime::progress_pass(upcxx::progress_level::user));
+    const bool did = runtime::progress_pass(upcxx::progress_level::user);
+    idle.after(did);
+    runtime::hang_tick(did);
   }
   running_ = false;
   if (run_t0) [[unlikely]] observe::span(observe::kind::task_run, -1, 0, run_t0);
