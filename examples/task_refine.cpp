@@ -244,7 +244,7 @@ struct lock_queue {
         continue;
       }
       if (!in_wave) {
-        wave = upcxx::reduce_all(counts{launched, executed}, upcxx::op_fast_add);
+        wave = upcxx::reduce_all(counts{launched, executed}, upcxx::op_add);
         in_wave = true;
       }
       upcxx::progress();

@@ -118,6 +118,10 @@ void deallocate(global_ptr<T> g, detail::source_loc loc = detail::source_loc::cu
 
 template <typename T, typename... Args>
 global_ptr<T> new_(const std::nothrow_t&, Args&&... args) {
+  static_assert(!std::is_array_v<T>,
+                "upcxx::new_<T>: T must not be an array type (spec 2.4): use upcxx::new_array<E>(n) for n elements");
+  static_assert(!std::is_reference_v<T> && !std::is_function_v<T> && !std::is_void_v<T>,
+                "upcxx::new_<T>: T must be an object type");
   detail::check_init("upcxx::new_", detail::source_loc::current());
   void* p = detail::heap_allocate(sizeof(T), alignof(T));
   if (!p) return nullptr;
@@ -132,6 +136,10 @@ global_ptr<T> new_(const std::nothrow_t&, Args&&... args) {
 
 template <typename T, typename... Args>
 global_ptr<T> new_(Args&&... args) {
+  static_assert(!std::is_array_v<T>,
+                "upcxx::new_<T>: T must not be an array type (spec 2.4): use upcxx::new_array<E>(n) for n elements");
+  static_assert(!std::is_reference_v<T> && !std::is_function_v<T> && !std::is_void_v<T>,
+                "upcxx::new_<T>: T must be an object type");
   detail::check_init("upcxx::new_", detail::source_loc::current());
   void* p = detail::heap_allocate(sizeof(T), alignof(T));
   if (!p) detail::throw_bad_shared_alloc("upcxx::new_", sizeof(T));
@@ -146,6 +154,11 @@ global_ptr<T> new_(Args&&... args) {
 
 template <typename T>
 global_ptr<T> new_array(std::size_t n, const std::nothrow_t&) {
+  static_assert(!std::is_array_v<T> && !std::is_reference_v<T> && !std::is_void_v<T>,
+                "upcxx::new_array<T>(n): T is the element type, an object type that is not an array (spec 2.4)");
+  static_assert(std::is_default_constructible_v<T>,
+                "upcxx::new_array<T>(n): T must be DefaultConstructible, as for new T[n] (spec 2.4); allocate and "
+                "construct the elements yourself (upcxx::allocate<T>(n) and placement new) otherwise");
   detail::check_init("upcxx::new_array", detail::source_loc::current());
   constexpr std::size_t prefix = detail::array_prefix<T>();
   if (n > (~std::size_t{0} - prefix) / (sizeof(T) ? sizeof(T) : 1)) return nullptr;
@@ -178,6 +191,7 @@ global_ptr<T> new_array(std::size_t n) {
 
 template <typename T>
 void delete_(global_ptr<T> g, detail::source_loc loc = detail::source_loc::current()) {
+  static_assert(std::is_destructible_v<T>, "upcxx::delete_: T must be Destructible (its destructor runs, spec 2.4)");
   if (g.is_null() || detail::freed_late("upcxx::delete_", loc)) return;
   detail::check_mine("upcxx::delete_", g.where(), loc);
   T* p = detail::own_address(g);
@@ -187,6 +201,7 @@ void delete_(global_ptr<T> g, detail::source_loc loc = detail::source_loc::curre
 
 template <typename T>
 void delete_array(global_ptr<T> g, detail::source_loc loc = detail::source_loc::current()) {
+  static_assert(std::is_destructible_v<T>, "upcxx::delete_array: T must be Destructible (its destructor runs, spec 2.4)");
   if (g.is_null() || detail::freed_late("upcxx::delete_array", loc)) return;
   detail::check_mine("upcxx::delete_array", g.where(), loc);
   using U = std::remove_cv_t<T>;

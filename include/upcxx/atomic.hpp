@@ -178,7 +178,10 @@ constexpr std::uint32_t amo_bit(atomic_op op) { return std::uint32_t{1} << stati
 // `final` since UPC++ 2022.3.
 template <typename T>
 class atomic_domain final {
-  static_assert(detail::amo_type_ok<T>,
+  static_assert(!std::is_const_v<T> && !std::is_volatile_v<T>,
+                "atomic_domain<T>: T must not be const or volatile (spec 13.3 ¶6): use atomic_domain<int>, and "
+                "global_ptr<const T> for the load-only pointers");
+  static_assert(detail::amo_type_ok<std::remove_cv_t<T>>,
                 "atomic_domain<T>: T must be float, double, or a 32- or 64-bit integer type (spec 13.3 ¶6)");
 
  public:
@@ -355,6 +358,7 @@ class atomic_domain final {
   // belongs to the domain's team (spec §13.3 ¶25).
   void check(atomic_op op, const global_ptr<T>& p, [[maybe_unused]] const upcxx::detail::source_loc& loc) const {
 #if UPCXX_ASSERT_ENABLED
+    detail::check_init("an atomic_domain operation", loc);
     if (!active_) detail::fail_at(loc, "atomic operation on an atomic_domain that is inactive (destroyed, moved from or "
                                       "default-constructed)");
     if (!(ops_ & detail::amo_bit(op)))
@@ -389,6 +393,10 @@ class atomic_domain final {
            Cx&& cx, const upcxx::detail::source_loc& loc) const {
     using cxs_t = std::remove_cv_t<std::remove_reference_t<Cx>>;
     static_assert(detail::is_completions<cxs_t>::value, "atomic_domain: the completions argument must be a completion object");
+    static_assert(!detail::cx_asks_for<cxs_t, detail::cx_event::source> &&
+                      !detail::cx_asks_for<cxs_t, detail::cx_event::remote>,
+                  "atomic_domain operations have only operation completion (spec 13.3): use "
+                  "operation_cx::as_future(), as_promise(p) or as_lpc(persona, fn)");
     check(which, p, loc);
     if (UPCXX_DETAIL_LIKELY(p.detail_addressable())) {
       // An atomic synchronizes: gannet::overlap completes its outstanding puts first.

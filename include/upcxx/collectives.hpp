@@ -38,6 +38,8 @@ namespace detail {
 struct op_fast_add_t {
   template <typename T>
   T operator()(T a, T b) const {
+    static_assert(std::is_arithmetic_v<T>,
+                  "upcxx::op_fast_add: T must be an arithmetic type (spec 12.2 ¶21); for other types use upcxx::op_add");
     if constexpr (std::is_same_v<T, bool>) return a || b;
     else return static_cast<T>(a + b);
   }
@@ -45,6 +47,8 @@ struct op_fast_add_t {
 struct op_fast_mul_t {
   template <typename T>
   T operator()(T a, T b) const {
+    static_assert(std::is_arithmetic_v<T>,
+                  "upcxx::op_fast_mul: T must be an arithmetic type (spec 12.2 ¶21); for other types use upcxx::op_mul");
     if constexpr (std::is_same_v<T, bool>) return a && b;
     else return static_cast<T>(a * b);
   }
@@ -52,30 +56,40 @@ struct op_fast_mul_t {
 struct op_fast_min_t {
   template <typename T>
   T operator()(T a, T b) const {
+    static_assert(std::is_arithmetic_v<T>,
+                  "upcxx::op_fast_min: T must be an arithmetic type (spec 12.2 ¶21); for other types use upcxx::op_min");
     return b < a ? b : a;
   }
 };
 struct op_fast_max_t {
   template <typename T>
   T operator()(T a, T b) const {
+    static_assert(std::is_arithmetic_v<T>,
+                  "upcxx::op_fast_max: T must be an arithmetic type (spec 12.2 ¶21); for other types use upcxx::op_max");
     return a < b ? b : a;
   }
 };
 struct op_fast_bit_and_t {
   template <typename T>
   T operator()(T a, T b) const {
+    static_assert(std::is_integral_v<T>,
+                  "upcxx::op_fast_bit_and: T must be an integral type (spec 12.2 ¶21); for other types use upcxx::op_bit_and");
     return static_cast<T>(a & b);
   }
 };
 struct op_fast_bit_or_t {
   template <typename T>
   T operator()(T a, T b) const {
+    static_assert(std::is_integral_v<T>,
+                  "upcxx::op_fast_bit_or: T must be an integral type (spec 12.2 ¶21); for other types use upcxx::op_bit_or");
     return static_cast<T>(a | b);
   }
 };
 struct op_fast_bit_xor_t {
   template <typename T>
   T operator()(T a, T b) const {
+    static_assert(std::is_integral_v<T>,
+                  "upcxx::op_fast_bit_xor: T must be an integral type (spec 12.2 ¶21); for other types use upcxx::op_bit_xor");
     return static_cast<T>(a ^ b);
   }
 };
@@ -371,6 +385,7 @@ auto barrier_async(const team& tm = world(), Cx&& completions = operation_cx::as
 // ---- broadcast (spec §12.2 ¶37) ----
 template <typename T, typename Cx = decltype(operation_cx::as_future())>
 auto broadcast(T value, intrank_t root, const team& tm = world(), Cx&& completions = operation_cx::as_future()) {
+  static_assert(detail::value_size_ok<T>, UPCXX_DETAIL_VALUE_SIZE_MSG("upcxx::broadcast(value, ...)", "broadcast(T* buffer, count, root)"));
   static_assert(is_trivially_serializable<T>::value,
                 "upcxx::broadcast: T must be TriviallySerializable (use broadcast_nontrivial for other types)");
   static_assert(detail::is_completion_v<Cx>, "broadcast: the completions argument must be a completion object");
@@ -416,6 +431,7 @@ auto broadcast_nontrivial(T value, intrank_t root, const team& tm = world(),
 template <typename T, typename BinaryOp, typename Cx = decltype(operation_cx::as_future())>
 auto reduce_one(T value, BinaryOp&& op, intrank_t root, const team& tm = world(),
                 Cx&& completions = operation_cx::as_future()) {
+  static_assert(detail::value_size_ok<T>, UPCXX_DETAIL_VALUE_SIZE_MSG("upcxx::reduce_one(value, ...)", "reduce_one(const T* src, T* dst, count, op, root)"));
   static_assert(is_trivially_serializable<T>::value,
                 "upcxx::reduce_one: T must be TriviallySerializable (use reduce_one_nontrivial for other types)");
   static_assert(detail::is_completion_v<Cx>, "reduce_one: the completions argument must be a completion object");
@@ -431,6 +447,7 @@ auto reduce_one(T value, BinaryOp&& op, intrank_t root, const team& tm = world()
 
 template <typename T, typename BinaryOp, typename Cx = decltype(operation_cx::as_future())>
 auto reduce_all(T value, BinaryOp&& op, const team& tm = world(), Cx&& completions = operation_cx::as_future()) {
+  static_assert(detail::value_size_ok<T>, UPCXX_DETAIL_VALUE_SIZE_MSG("upcxx::reduce_all(value, ...)", "reduce_all(const T* src, T* dst, count, op)"));
   static_assert(is_trivially_serializable<T>::value,
                 "upcxx::reduce_all: T must be TriviallySerializable (use reduce_all_nontrivial for other types)");
   static_assert(detail::is_completion_v<Cx>, "reduce_all: the completions argument must be a completion object");

@@ -99,6 +99,13 @@ void send_remote_cx(const rpc_cx<Fn, Args...>& item, intrank_t target);  // rpc.
 // Whether Fn can be shipped as an RPC's function (rpc.hpp; as_rpc needs rpc.hpp anyway).
 template <typename Fn>
 struct rpc_function_ok;
+// Whether A can be an RPC's argument (rpc.hpp).
+template <typename A>
+struct rpc_arg_ok;
+template <typename A>
+struct rpc_arg_size_ok;
+template <typename Fn, typename... Args>
+struct rpc_invocable;
 
 template <typename... Cx>
 struct completions {
@@ -156,6 +163,19 @@ struct remote_cx {
     static_assert(detail::rpc_function_ok<std::decay_t<Func>>::value,
                   "upcxx::remote_cx::as_rpc: an RPC's function object must be a function, a lambda or functor "
                   "that is trivially copyable, or a Serializable type (spec 6.5)");
+    static_assert((detail::rpc_arg_ok<Args>::value && ...),
+                  "upcxx::remote_cx::as_rpc: every argument must be Serializable (spec 6: trivially copyable, a "
+                  "standard container of Serializable elements, or a class with UPCXX_SERIALIZED_FIELDS / "
+                  "UPCXX_SERIALIZED_VALUES), a dist_object<T>& or a team& (spec 7.3, 9.2)");
+    static_assert((detail::rpc_arg_size_ok<Args>::value && ...),
+                  "upcxx::remote_cx::as_rpc: an argument's type is larger than UPCXX_MAX_RPC_ARG_SIZE ("
+                  UPCXX_DETAIL_STR(UPCXX_MAX_RPC_ARG_SIZE) " bytes): pass a Serializable container instead, such as "
+                  "upcxx::make_view(&big, &big + 1) (or raise the limit with -DUPCXX_MAX_RPC_ARG_SIZE=n)");
+    static_assert(!(detail::rpc_function_ok<std::decay_t<Func>>::value && (detail::rpc_arg_ok<Args>::value && ...)) ||
+                      detail::rpc_invocable<Func, Args...>::value,
+                  "upcxx::remote_cx::as_rpc: the function cannot be called with these arguments as the target "
+                  "passes them: deserialized copies, as rvalues; a parameter of non-const lvalue reference type "
+                  "(int&) cannot take an rvalue: take it by value or const&");
     return {{detail::rpc_cx<std::decay_t<Func>, std::decay_t<Args>...>{
         std::forward<Func>(func),
         std::tuple<typename detail::cx_arg<std::decay_t<Args>>::stored...>(
@@ -262,6 +282,13 @@ std::tuple<> sync_remote(rpc_cx<Fn, Args...>& item, intrank_t target) {
 
 template <cx_event E, typename Item>
 inline constexpr bool item_is_event = Item::event == E;
+
+// Whether a completion object asks for event E: operations refuse the events they cannot
+// deliver with a static_assert (rget: no source; atomics: operation only; rpc: no remote).
+template <typename Cxs, cx_event E>
+inline constexpr bool cx_asks_for = false;
+template <typename... Items, cx_event E>
+inline constexpr bool cx_asks_for<completions<Items...>, E> = ((Items::event == E) || ...);
 
 // Notifies every item of a completion object whose events all happened synchronously.
 // SrcVals/OpVals are the values of source and operation completion (tuples).

@@ -173,6 +173,9 @@ class future {
   // On an lvalue future they are copies; on an rvalue future they are moved out when no
   // other future, promise or dependent state shares them (spec §5.8.1 ¶15-25).
   results_type result_tuple() const& {
+    static_assert(detail::value_size_ok<results_type>,
+                  UPCXX_DETAIL_VALUE_SIZE_MSG("upcxx::future::result()/wait() of an lvalue future",
+                                              "result_reference() or wait_reference()"));
     static_assert((detail::copyable_result_v<T> && ...), UPCXX_DETAIL_COPYABLE_RESULT_MSG);
     return copy_tuple(std::index_sequence_for<T...>{});
   }
@@ -187,6 +190,9 @@ class future {
     } else if constexpr (I >= -1 && I < static_cast<int>(sizeof...(T))) {
       constexpr std::size_t i = I == -1 ? 0 : static_cast<std::size_t>(I);
       using U = std::tuple_element_t<i, results_type>;
+      static_assert(detail::value_size_ok<U>,
+                    UPCXX_DETAIL_VALUE_SIZE_MSG("upcxx::future::result()/wait() of an lvalue future",
+                                                "result_reference() or wait_reference()"));
       static_assert(detail::copyable_result_v<U>, UPCXX_DETAIL_COPYABLE_RESULT_MSG);
       return U(std::get<i>(result_reference_tuple()));
     } else {

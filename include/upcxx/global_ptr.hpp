@@ -165,7 +165,9 @@ struct global_ptr<const T, Kind> {
 };
 
 template <typename T, memory_kind Kind>
-struct global_ptr : global_ptr<const T, Kind> {
+struct global_ptr : global_ptr<const std::remove_reference_t<T>, Kind> {
+  // (The base names the referenced type so that this, not an incomplete base, is the error.)
+  static_assert(!std::is_reference_v<T>, "global_ptr<T>: T must not be a reference type (spec 3.2)");
   using base_type = global_ptr<const T, Kind>;
   using element_type = T;
   using pointer_type = T*;

@@ -42,6 +42,12 @@ struct rma_types_check {
                 "upcxx::rput/rget: the argument after the pointers and count must be a completion object "
                 "(completion_object: a source_cx/operation_cx/remote_cx factory, or a | of them; spec 7)");
 };
+template <typename Cx>
+struct rget_cx_check {
+  static_assert(!cx_asks_for<detail::remove_cvref_t<Cx>, cx_event::source>,
+                "upcxx::rget has no source completion (spec 8.2.2): its source is remote memory; use "
+                "operation_cx::as_future() (or as_promise, as_lpc, and remote_cx::as_rpc)");
+};
 
 [[noreturn]] void fail_null_rma(const char* what, const detail::source_loc& loc);
 
@@ -139,7 +145,10 @@ using cx_decay = detail::remove_cvref_t<Cx>;
 template <typename T, typename Cx = decltype(operation_cx::as_future())>
 auto rput(T value, global_ptr<T> dest, Cx&& completions = operation_cx::as_future(),
           detail::source_loc loc = detail::source_loc::current()) {
+  static_assert(detail::value_size_ok<T>,
+                UPCXX_DETAIL_VALUE_SIZE_MSG("upcxx::rput(value, ...)", "rput(const T* src, dest, count)"));
   static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
+  detail::check_init("upcxx::rput", loc);  // before anything reads the peer table (debug codemode)
   detail::check_rma_args(dest.is_null(), "upcxx::rput", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (UPCXX_DETAIL_LIKELY(dest.detail_addressable())) {
@@ -155,6 +164,7 @@ template <typename T, typename Cx = decltype(operation_cx::as_future())>
 auto rput(const T* src, global_ptr<T> dest, std::size_t count, Cx&& completions = operation_cx::as_future(),
           detail::source_loc loc = detail::source_loc::current()) {
   static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
+  detail::check_init("upcxx::rput", loc);  // before anything reads the peer table (debug codemode)
   detail::check_rma_args(dest.is_null() || src == nullptr, "upcxx::rput", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (UPCXX_DETAIL_LIKELY(dest.detail_addressable())) {
@@ -171,7 +181,11 @@ auto rput(const T* src, global_ptr<T> dest, std::size_t count, Cx&& completions 
 template <typename T, typename Cx = decltype(operation_cx::as_future())>
 auto rget(global_ptr<const T> src, Cx&& completions = operation_cx::as_future(),
           detail::source_loc loc = detail::source_loc::current()) {
+  static_assert(detail::value_size_ok<T>,
+                UPCXX_DETAIL_VALUE_SIZE_MSG("upcxx::rget(src) returning a value", "rget(src, T* dest, count)"));
   static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
+  static_cast<void>(sizeof(detail::rget_cx_check<Cx>));
+  detail::check_init("upcxx::rget", loc);  // before anything reads the peer table (debug codemode)
   detail::check_rma_args(src.is_null(), "upcxx::rget", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (UPCXX_DETAIL_LIKELY(src.detail_addressable())) {
@@ -189,6 +203,8 @@ template <typename T, typename Cx = decltype(operation_cx::as_future())>
 auto rget(global_ptr<const T> src, T* dest, std::size_t count, Cx&& completions = operation_cx::as_future(),
           detail::source_loc loc = detail::source_loc::current()) {
   static_cast<void>(sizeof(detail::rma_types_check<T, Cx>));
+  static_cast<void>(sizeof(detail::rget_cx_check<Cx>));
+  detail::check_init("upcxx::rget", loc);  // before anything reads the peer table (debug codemode)
   detail::check_rma_args(src.is_null() || dest == nullptr, "upcxx::rget", loc);
   detail::cx_decay<Cx> cxs(std::forward<Cx>(completions));
   if (UPCXX_DETAIL_LIKELY(src.detail_addressable())) {

@@ -470,13 +470,68 @@ void send_call_or_throw(const char* op, intrank_t target, std::uint64_t reply_to
   if (!send_call_as<Immediate, Fn>(target, reply_to, fn, args...)) throw_network_busy(op, target);
 }
 
-template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
-auto rpc_ff_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+// An rpc's target rank and where the call was written: the conversion from the rank happens
+// in the caller's code, so the default argument names the caller's file and line, which the
+// debug-codemode checks report (a variadic call cannot end in a defaulted source_loc).
+struct rpc_target {
+  intrank_t rank;
+  source_loc loc;
+  rpc_target(intrank_t r, source_loc l = source_loc::current()) noexcept : rank(r), loc(l) {}
+};
+
+// What every call checks first, so that a misuse is the first error the compiler prints
+// and nothing that depends on it is instantiated after it (rpc_call_ok guards the rest).
+template <typename A>
+inline constexpr bool rpc_arg_ok_v = rpc_arg<detail::remove_cvref_t<A>>::dist ||
+                                     std::is_same_v<detail::remove_cvref_t<A>, team> ||
+                                     is_serializable<detail::remove_cvref_t<A>>::value;
+template <typename A>
+struct rpc_arg_ok : std::bool_constant<rpc_arg_ok_v<A>> {};
+// An argument's top-level object travels by value: past UPCXX_MAX_RPC_ARG_SIZE it is refused
+// (dist_object& and team& travel as ids).
+template <typename A>
+inline constexpr bool rpc_arg_size_ok_v = rpc_arg<detail::remove_cvref_t<A>>::dist ||
+                                          std::is_same_v<detail::remove_cvref_t<A>, team> ||
+                                          sizeof(detail::remove_cvref_t<A>) <= UPCXX_MAX_RPC_ARG_SIZE;
+template <typename A>
+struct rpc_arg_size_ok : std::bool_constant<rpc_arg_size_ok_v<A>> {};
+// Whether the function can be called the way the target calls it: with the deserialized
+// arguments as rvalues (dist_object<T>& and team& as lvalues).
+template <typename Fn, typename... Args>
+struct rpc_invocable
+    : std::is_invocable<typename function_holder<std::decay_t<Fn>>::stored&,
+                        typename rpc_arg<detail::remove_cvref_t<Args>>::callee_type...> {};
+template <typename Fn, typename... Args>
+inline constexpr bool rpc_call_ok = rpc_function_ok<std::decay_t<Fn>>::value && (rpc_arg_ok_v<Args> && ...) &&
+                                    (rpc_arg_size_ok_v<Args> && ...) && rpc_invocable<Fn, Args...>::value;
+
+#define UPCXX_DETAIL_RPC_CALL_CHECKS(op)                                                                        \
+  static_assert(rpc_function_ok<std::decay_t<Fn>>::value,                                                       \
+                op ": the function must be a function pointer, or a lambda or function object that is "         \
+                   "trivially copyable or Serializable (spec 9.2, 6.5); a lambda capturing a std::string or a "  \
+                   "std::vector by value is neither: capture what it needs as arguments instead");              \
+  static_assert((rpc_arg_ok_v<Args> && ...),                                                                    \
+                op ": every argument must be Serializable (spec 6: trivially copyable, a standard container of " \
+                   "Serializable elements, or a class with UPCXX_SERIALIZED_FIELDS / UPCXX_SERIALIZED_VALUES or " \
+                   "a serialization specialization), a dist_object<T>& or a team& (spec 9.2)");                 \
+  static_assert((rpc_arg_size_ok_v<Args> && ...),                                                               \
+                op ": an argument's type is larger than UPCXX_MAX_RPC_ARG_SIZE (" UPCXX_DETAIL_STR(              \
+                    UPCXX_MAX_RPC_ARG_SIZE) " bytes): pass a Serializable container instead, such as "          \
+                   "upcxx::make_view(&big, &big + 1) (or raise the limit with -DUPCXX_MAX_RPC_ARG_SIZE=n)");     \
+  static_assert(!(rpc_function_ok<std::decay_t<Fn>>::value && (rpc_arg_ok_v<Args> && ...)) ||                   \
+                    rpc_invocable<Fn, Args...>::value,                                                          \
+                op ": the function cannot be called with these arguments as the target passes them: "          \
+                   "deserialized copies, as rvalues (dist_object<T>& and team& as references); a parameter of " \
+                   "non-const lvalue reference type (int&) cannot take an rvalue: take it by value or const&")
+
+template <bool Immediate, typename Cxs, typename Fn, typename... Args>
+auto rpc_ff_impl_checked(rpc_target to, Cxs&& cxs, Fn&& fn, Args&&... args) {
   using C = detail::remove_cvref_t<Cxs>;
   constexpr const char* op = Immediate ? "upcxx::experimental::rpc_ff_immediate" : "upcxx::rpc_ff";
   static_assert(only_source_events<C>, "rpc_ff provides only source completion (spec 9.2)");
-  check_init(op, detail::source_loc::current());
-  check_rank(op, target, g_state.rank_n, detail::source_loc::current());
+  check_init(op, to.loc);
+  check_rank(op, to.rank, g_state.rank_n, to.loc);
+  const intrank_t target = to.rank;
   using F = std::decay_t<Fn>;
   if constexpr (only_buffering<C>) {
     send_call_or_throw<Immediate, F>(op, target, 0, fn, args...);
@@ -496,15 +551,24 @@ auto rpc_ff_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
   }
 }
 
+template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
+auto rpc_ff_impl(rpc_target target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+  UPCXX_DETAIL_RPC_CALL_CHECKS("upcxx::rpc_ff");
+  if constexpr (rpc_call_ok<Fn, Args...>)
+    return rpc_ff_impl_checked<Immediate>(target, std::forward<Cxs>(cxs), std::forward<Fn>(fn),
+                                          std::forward<Args>(args)...);
+}
+
 template <bool Immediate, typename Cxs, typename Fn, typename... Args>
-auto rpc_impl_checked(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+auto rpc_impl_checked(rpc_target to, Cxs&& cxs, Fn&& fn, Args&&... args) {
   using C = detail::remove_cvref_t<Cxs>;
   using F = std::decay_t<Fn>;
   using R = rpc_result_t<typename function_holder<F>::stored, detail::remove_cvref_t<Args>...>;
   using vals = typename rpc_values<R>::type;
   constexpr const char* op = Immediate ? "upcxx::experimental::rpc_immediate" : "upcxx::rpc";
-  check_init(op, detail::source_loc::current());
-  check_rank(op, target, g_state.rank_n, detail::source_loc::current());
+  check_init(op, to.loc);
+  check_rank(op, to.rank, g_state.rank_n, to.loc);
+  const intrank_t target = to.rank;
   // One state carries source and operation notifications; the source ones are delivered
   // right after serialization, the operation ones when the reply arrives.
   using state_t = rpc_reply_state<C, vals, typename rpc_values<R>::wire>;
@@ -542,18 +606,46 @@ struct returns_view<view<T, It>> : std::true_type {};
 template <typename... U>
 struct returns_view<future<U...>> : std::bool_constant<(returns_view<detail::remove_cvref_t<U>>::value || ...)> {};
 
-template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
-auto rpc_impl(intrank_t target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+// An rpc's result that names an object of the target: refused (it would refer to the
+// target's object from the initiator).
+template <typename R>
+struct returns_target_object : std::false_type {};
+template <typename R>
+struct returns_target_object<R&>
+    : std::bool_constant<rpc_arg<std::remove_cv_t<R>>::dist || std::is_same_v<std::remove_cv_t<R>, team>> {};
+template <typename R>
+inline constexpr bool returns_target_object_v = returns_target_object<R>::value;
+
+template <typename Fn, typename... Args>
+auto rpc_result_checks() {
   using R = rpc_result_t<typename function_holder<std::decay_t<Fn>>::stored, detail::remove_cvref_t<Args>...>;
-  static_assert(rpc_values<R>::ok,
-                "upcxx::rpc: the function's result (or the values of the future it returns) must be Serializable "
-                "(spec 9.2, 6.1)");
-  static_assert(!returns_view<R>::value,
+  static_assert(!returns_target_object_v<R>,
+                "upcxx::rpc: the function must not return a dist_object& or a team&: they name objects of the "
+                "target, which the initiator cannot use; return a value (the dist_object's value, its id(), or "
+                "the team's id()) instead (spec 9.2)");
+  static_assert(returns_target_object_v<R> || !returns_view<R>::value,
                 "upcxx::rpc: the function must not return a view: its elements live in the incoming message, "
                 "which is gone once the call returns (spec 6.7 ¶9); return a container (std::vector) instead");
-  if constexpr (rpc_values<R>::ok)
+  static_assert(returns_target_object_v<R> || returns_view<R>::value || rpc_values<R>::ok,
+                "upcxx::rpc: the function's result (or the values of the future it returns) must be Serializable "
+                "(spec 9.2, 6.1)");
+  return std::bool_constant<!returns_target_object_v<R> && !returns_view<R>::value && rpc_values<R>::ok>{};
+}
+
+template <bool Immediate = false, typename Cxs, typename Fn, typename... Args>
+auto rpc_impl(rpc_target target, Cxs&& cxs, Fn&& fn, Args&&... args) {
+  static_assert(!cx_asks_for<detail::remove_cvref_t<Cxs>, cx_event::remote>,
+                "upcxx::rpc has source and operation completion only (spec 9.3): remote_cx::as_rpc does not "
+                "apply (the call itself runs at the target)");
+  UPCXX_DETAIL_RPC_CALL_CHECKS("upcxx::rpc");
+  if constexpr (!rpc_call_ok<Fn, Args...>) {
+    return future<>();  // (the static_assert above is the error; a future keeps `.wait()` quiet)
+  } else if constexpr (!decltype(rpc_result_checks<Fn, Args...>())::value) {
+    return future<>();
+  } else {
     return rpc_impl_checked<Immediate>(target, std::forward<Cxs>(cxs), std::forward<Fn>(fn),
                                        std::forward<Args>(args)...);
+  }
 }
 
 template <typename Fn, typename... Args, std::size_t... I>
@@ -569,42 +661,42 @@ void send_remote_cx(const rpc_cx<Fn, Args...>& item, intrank_t target) {
 
 // ---- rpc_ff ----
 template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
-void rpc_ff(intrank_t recipient, Fn&& fn, Args&&... args) {
+void rpc_ff(detail::rpc_target recipient, Fn&& fn, Args&&... args) {
   detail::rpc_ff_impl(recipient, source_cx::as_buffered(), std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
 template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
-auto rpc_ff(intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+auto rpc_ff(detail::rpc_target recipient, Cx&& completions, Fn&& fn, Args&&... args) {
   return detail::rpc_ff_impl(recipient, std::forward<Cx>(completions), std::forward<Fn>(fn),
                              std::forward<Args>(args)...);
 }
 template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
-void rpc_ff(const team& tm, intrank_t recipient, Fn&& fn, Args&&... args) {
-  detail::rpc_ff_impl(tm[recipient], source_cx::as_buffered(), std::forward<Fn>(fn), std::forward<Args>(args)...);
+void rpc_ff(const team& tm, detail::rpc_target recipient, Fn&& fn, Args&&... args) {
+  detail::rpc_ff_impl(detail::rpc_target(tm[recipient.rank], recipient.loc), source_cx::as_buffered(), std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
 template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
-auto rpc_ff(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
-  return detail::rpc_ff_impl(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
+auto rpc_ff(const team& tm, detail::rpc_target recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_ff_impl(detail::rpc_target(tm[recipient.rank], recipient.loc), std::forward<Cx>(completions), std::forward<Fn>(fn),
                              std::forward<Args>(args)...);
 }
 
 // ---- rpc ----
 template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
-auto rpc(intrank_t recipient, Fn&& fn, Args&&... args) {
+auto rpc(detail::rpc_target recipient, Fn&& fn, Args&&... args) {
   return detail::rpc_impl(recipient, source_cx::as_buffered() | operation_cx::as_future(), std::forward<Fn>(fn),
                           std::forward<Args>(args)...);
 }
 template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
-auto rpc(intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+auto rpc(detail::rpc_target recipient, Cx&& completions, Fn&& fn, Args&&... args) {
   return detail::rpc_impl(recipient, std::forward<Cx>(completions), std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
 template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
-auto rpc(const team& tm, intrank_t recipient, Fn&& fn, Args&&... args) {
-  return detail::rpc_impl(tm[recipient], source_cx::as_buffered() | operation_cx::as_future(),
+auto rpc(const team& tm, detail::rpc_target recipient, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl(detail::rpc_target(tm[recipient.rank], recipient.loc), source_cx::as_buffered() | operation_cx::as_future(),
                           std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
 template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
-auto rpc(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
-  return detail::rpc_impl(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
+auto rpc(const team& tm, detail::rpc_target recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl(detail::rpc_target(tm[recipient.rank], recipient.loc), std::forward<Cx>(completions), std::forward<Fn>(fn),
                           std::forward<Args>(args)...);
 }
 
@@ -621,43 +713,43 @@ class network_busy : public std::runtime_error {
 // Immediate-mode RPC (UPC++ 2025.10): as rpc and rpc_ff, but never stalls injection to
 // wait for network resources; throws network_busy instead.
 template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
-void rpc_ff_immediate(intrank_t recipient, Fn&& fn, Args&&... args) {
+void rpc_ff_immediate(detail::rpc_target recipient, Fn&& fn, Args&&... args) {
   detail::rpc_ff_impl<true>(recipient, source_cx::as_buffered(), std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
 template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
-auto rpc_ff_immediate(intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+auto rpc_ff_immediate(detail::rpc_target recipient, Cx&& completions, Fn&& fn, Args&&... args) {
   return detail::rpc_ff_impl<true>(recipient, std::forward<Cx>(completions), std::forward<Fn>(fn),
                                    std::forward<Args>(args)...);
 }
 template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
-void rpc_ff_immediate(const team& tm, intrank_t recipient, Fn&& fn, Args&&... args) {
-  detail::rpc_ff_impl<true>(tm[recipient], source_cx::as_buffered(), std::forward<Fn>(fn),
+void rpc_ff_immediate(const team& tm, detail::rpc_target recipient, Fn&& fn, Args&&... args) {
+  detail::rpc_ff_impl<true>(detail::rpc_target(tm[recipient.rank], recipient.loc), source_cx::as_buffered(), std::forward<Fn>(fn),
                             std::forward<Args>(args)...);
 }
 template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
-auto rpc_ff_immediate(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
-  return detail::rpc_ff_impl<true>(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
+auto rpc_ff_immediate(const team& tm, detail::rpc_target recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_ff_impl<true>(detail::rpc_target(tm[recipient.rank], recipient.loc), std::forward<Cx>(completions), std::forward<Fn>(fn),
                                    std::forward<Args>(args)...);
 }
 
 template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
-auto rpc_immediate(intrank_t recipient, Fn&& fn, Args&&... args) {
+auto rpc_immediate(detail::rpc_target recipient, Fn&& fn, Args&&... args) {
   return detail::rpc_impl<true>(recipient, source_cx::as_buffered() | operation_cx::as_future(),
                                 std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
 template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
-auto rpc_immediate(intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+auto rpc_immediate(detail::rpc_target recipient, Cx&& completions, Fn&& fn, Args&&... args) {
   return detail::rpc_impl<true>(recipient, std::forward<Cx>(completions), std::forward<Fn>(fn),
                                 std::forward<Args>(args)...);
 }
 template <typename Fn, typename... Args, std::enable_if_t<!is_completion_object_v<Fn>, int> = 0>
-auto rpc_immediate(const team& tm, intrank_t recipient, Fn&& fn, Args&&... args) {
-  return detail::rpc_impl<true>(tm[recipient], source_cx::as_buffered() | operation_cx::as_future(),
+auto rpc_immediate(const team& tm, detail::rpc_target recipient, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl<true>(detail::rpc_target(tm[recipient.rank], recipient.loc), source_cx::as_buffered() | operation_cx::as_future(),
                                 std::forward<Fn>(fn), std::forward<Args>(args)...);
 }
 template <typename Cx, typename Fn, typename... Args, std::enable_if_t<is_completion_object_v<Cx>, int> = 0>
-auto rpc_immediate(const team& tm, intrank_t recipient, Cx&& completions, Fn&& fn, Args&&... args) {
-  return detail::rpc_impl<true>(tm[recipient], std::forward<Cx>(completions), std::forward<Fn>(fn),
+auto rpc_immediate(const team& tm, detail::rpc_target recipient, Cx&& completions, Fn&& fn, Args&&... args) {
+  return detail::rpc_impl<true>(detail::rpc_target(tm[recipient.rank], recipient.loc), std::forward<Cx>(completions), std::forward<Fn>(fn),
                                 std::forward<Args>(args)...);
 }
 

@@ -110,6 +110,9 @@ struct serialization_traits_base<T, true> {
 
   // The deserialized counterpart of object, as if serialized and deserialized (spec 6.8.2 ¶6-8).
   static deserialized_type deserialized_value(const std::remove_reference_t<T>& object) {
+    static_assert(detail::value_size_ok<deserialized_type>,
+                  UPCXX_DETAIL_VALUE_SIZE_MSG("serialization_traits<T>::deserialized_value",
+                                              "serialize and deserialize through a view of the object"));
     using U = detail::remove_cvref_t<T>;
     static_assert(!never_trivial<U>::value, "upcxx: deserialized_value does not accept a view (spec 6.8.2 ¶7)");
     if constexpr (serial_trivial_v<U>) {

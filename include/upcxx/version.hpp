@@ -43,6 +43,28 @@ inline long spec_version() { return UPCXX_SPEC_VERSION; }
 // No GPU memory kind in this build: UPCXX_KIND_CUDA, UPCXX_KIND_HIP and UPCXX_KIND_ZE stay
 // undefined, so `#if UPCXX_KIND_CUDA` / `#ifdef UPCXX_KIND_CUDA` programs take their host path.
 
+// Objects passed or returned by value (rput/rget/broadcast/reductions of a value, a
+// future's result() and wait() on an lvalue future, deserialized_value()) and an RPC's
+// top-level arguments must be small: past these sizes a by-value copy through the stack is
+// refused at compile time with a static_assert naming the by-pointer alternative, as UPC++
+// does. A program may raise them (-DUPCXX_MAX_VALUE_SIZE=n, -DUPCXX_MAX_RPC_ARG_SIZE=n).
+#ifndef UPCXX_MAX_VALUE_SIZE
+#define UPCXX_MAX_VALUE_SIZE 512
+#endif
+#ifndef UPCXX_MAX_RPC_ARG_SIZE
+#define UPCXX_MAX_RPC_ARG_SIZE 512
+#endif
+#define UPCXX_DETAIL_STR2(x) #x
+#define UPCXX_DETAIL_STR(x) UPCXX_DETAIL_STR2(x)
+#define UPCXX_DETAIL_VALUE_SIZE_MSG(fn, alternative)                                                          \
+  fn ": the value's type is larger than UPCXX_MAX_VALUE_SIZE (" UPCXX_DETAIL_STR(UPCXX_MAX_VALUE_SIZE)       \
+     " bytes): by-value copies of it go through the stack; use " alternative " instead (or raise the limit "  \
+     "with -DUPCXX_MAX_VALUE_SIZE=n)"
+namespace upcxx::detail {
+template <typename T>
+inline constexpr bool value_size_ok = sizeof(T) <= UPCXX_MAX_VALUE_SIZE;
+}  // namespace upcxx::detail
+
 // Header-level correctness checks (local() of a remote pointer, use before init, bad ranks)
 // are on in debug codemode. A program may force them with -DUPCXX_ASSERT_ENABLED=1.
 #ifndef UPCXX_ASSERT_ENABLED

@@ -291,6 +291,10 @@ auto rput_irregular(SrcIter src_runs_begin, SrcIter src_runs_end, DestIter dest_
                     detail::source_loc loc = detail::source_loc::current()) {
   using dest_gptr = detail::vis_decay_t<decltype(std::get<0>(*dest_runs_begin))>;
   using T = std::remove_const_t<typename dest_gptr::element_type>;
+  using src_elem = std::remove_cv_t<std::remove_pointer_t<detail::vis_decay_t<decltype(std::get<0>(*src_runs_begin))>>>;
+  static_assert(std::is_same_v<src_elem, T>,
+                "upcxx::rput_irregular: the source runs' and the destination runs' element types must be the same T "
+                "(spec 15.2); convert the data first");
   static_assert(is_trivially_serializable<T>::value,
                 "upcxx::rput_irregular: T must be TriviallySerializable (spec 15.2.2 ¶3)");
   constexpr const char* what = "upcxx::rput_irregular";
@@ -322,6 +326,10 @@ auto rget_irregular(SrcIter src_runs_begin, SrcIter src_runs_end, DestIter dest_
   using dest_ptr = detail::vis_decay_t<decltype(std::get<0>(*dest_runs_begin))>;
   static_assert(std::is_pointer_v<dest_ptr>, "upcxx::rget_irregular: destination runs must start with a T*");
   using T = std::remove_cv_t<std::remove_pointer_t<dest_ptr>>;
+  using src_elem = std::remove_cv_t<typename detail::vis_decay_t<decltype(std::get<0>(*src_runs_begin))>::element_type>;
+  static_assert(std::is_same_v<src_elem, T>,
+                "upcxx::rget_irregular: the source runs' and the destination runs' element types must be the same T "
+                "(spec 15.2); convert the data first");
   static_assert(is_trivially_serializable<T>::value,
                 "upcxx::rget_irregular: T must be TriviallySerializable (spec 15.2.3 ¶3)");
   constexpr const char* what = "upcxx::rget_irregular";
@@ -352,6 +360,10 @@ auto rput_regular(SrcIter src_runs_begin, SrcIter src_runs_end, std::size_t src_
                   detail::source_loc loc = detail::source_loc::current()) {
   using dest_gptr = detail::vis_decay_t<decltype(*dest_runs_begin)>;
   using T = std::remove_const_t<typename dest_gptr::element_type>;
+  using src_elem = std::remove_cv_t<std::remove_pointer_t<detail::vis_decay_t<decltype(*src_runs_begin)>>>;
+  static_assert(std::is_same_v<src_elem, T>,
+                "upcxx::rput_regular: the source runs' and the destination runs' element types must be the same T "
+                "(spec 15.2); convert the data first");
   static_assert(is_trivially_serializable<T>::value,
                 "upcxx::rput_regular: T must be TriviallySerializable (spec 15.2.4 ¶3)");
   constexpr const char* what = "upcxx::rput_regular";
@@ -381,6 +393,10 @@ auto rget_regular(SrcIter src_runs_begin, SrcIter src_runs_end, std::size_t src_
   using dest_ptr = detail::vis_decay_t<decltype(*dest_runs_begin)>;
   static_assert(std::is_pointer_v<dest_ptr>, "upcxx::rget_regular: destination runs must be T*");
   using T = std::remove_cv_t<std::remove_pointer_t<dest_ptr>>;
+  using src_elem = std::remove_cv_t<typename detail::vis_decay_t<decltype(*src_runs_begin)>::element_type>;
+  static_assert(std::is_same_v<src_elem, T>,
+                "upcxx::rget_regular: the source runs' and the destination runs' element types must be the same T "
+                "(spec 15.2); convert the data first");
   static_assert(is_trivially_serializable<T>::value,
                 "upcxx::rget_regular: T must be TriviallySerializable (spec 15.2.5 ¶3)");
   constexpr const char* what = "upcxx::rget_regular";

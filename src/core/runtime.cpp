@@ -36,6 +36,7 @@
 #include "util/size_parse.hpp"
 
 namespace upcxx::detail {
+const peer_view g_no_peers[1] = {{0, false}};
 runtime_state g_state;
 void barrier_unchecked(const team& t);  // barrier() without the debug-codemode caller checks
 void drain_after_barrier();             // progress.cpp
@@ -59,7 +60,7 @@ namespace {
 const char* crash_note() {
   return upcxx::detail::g_state.init_count == 0
              ? "note: UPC++ was not initialized when this happened: a call before upcxx::init() or after "
-               "upcxx::finalize()?"
+               "upcxx::finalize()? Built in debug codemode (upcxx -g), such a call is reported with its file and line"
              : nullptr;
 }
 [[maybe_unused]] const bool g_crash_reports = [] {
@@ -486,7 +487,9 @@ void finalize() {
   r.world.reset();
   r.local.reset();
   detail::g_state.init_count = 0;
-  detail::g_state.peers = nullptr;
+  // Pointers of the job that ended still index the table: every rank becomes "not
+  // addressable", and what reaches the off-node path says it came after finalize().
+  r.peers.assign(r.peers.size(), detail::peer_view{0, false});
 }
 
 bool initialized() { return detail::g_state.init_count > 0; }
@@ -754,7 +757,7 @@ void throw_bad_shared_alloc(const char* what, std::size_t size) {
 
 bool find_segment_owner(const void* p, intrank_t* rank, std::intptr_t* delta) {
   auto& r = rt();
-  if (!r.tp || !g_state.peers) return false;
+  if (!r.tp || g_state.init_count <= 0) return false;
   auto addr = reinterpret_cast<std::uintptr_t>(p);
   // The last segment starting at or below addr (segments do not overlap).
   auto it = std::upper_bound(r.local_segments.begin(), r.local_segments.end(), addr,
@@ -777,6 +780,13 @@ void fail_not_initialized(const char* what, const ::upcxx::detail::source_loc& l
   fail_at(loc, std::string(what) +
                    " called while UPC++ is not initialized (before upcxx::init(), or after the matching "
                    "upcxx::finalize())");
+}
+
+void fail_not_initialized_here(const char* what) {
+  gannet::util::fatal("%s called while UPC++ is not initialized (before upcxx::init(), or after the matching "
+                      "upcxx::finalize()); the backtrace below shows the call (debug codemode, upcxx -g, names its "
+                      "file and line)",
+                      what);
 }
 
 void fail_bad_rank(const char* what, std::int64_t rank, std::int64_t n, const ::upcxx::detail::source_loc& loc) {

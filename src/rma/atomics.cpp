@@ -74,6 +74,7 @@ void on_reply(int, const std::byte* payload, std::size_t) {
 
 void amo_remote(intrank_t rank, const void* owner_addr, amo_code code, amo_type type, const void* v1, const void* v2,
                 std::size_t size, std::memory_order order, void* result, rma_op* op) {
+  if (g_state.init_count <= 0) [[unlikely]] fail_not_initialized_here("an atomic_domain operation");
   if (rt::sync_hooks_live()) rt::run_sync_point_hooks();  // an atomic synchronizes (gannet::overlap)
   if (g_state.observing.load(std::memory_order_relaxed)) [[unlikely]] observe_start(op, observe_atomic, rank, size);
   amo_request rq{};

@@ -86,6 +86,7 @@ void observed_done(rma_op* op) {
 
 void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std::size_t n, rma_op* op,
                     bool transient_src) {
+  if (g_state.init_count <= 0) [[unlikely]] fail_not_initialized_here("upcxx::rput");
   const auto addr = reinterpret_cast<std::uintptr_t>(owner_addr);
   if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_before_rma_hooks(rank, addr, addr + n, true);
   if (gannet::observe::on()) [[unlikely]] observe_start(op, observe_rput, rank, n);
@@ -97,6 +98,7 @@ void rma_put_remote(intrank_t rank, const void* owner_addr, const void* src, std
 }
 
 void rma_get_remote(intrank_t rank, const void* owner_addr, void* dst, std::size_t n, rma_op* op) {
+  if (g_state.init_count <= 0) [[unlikely]] fail_not_initialized_here("upcxx::rget");
   const auto addr = reinterpret_cast<std::uintptr_t>(owner_addr);
   if (gannet::runtime::sync_hooks_live()) gannet::runtime::run_before_rma_hooks(rank, addr, addr + n, false);
   if (gannet::observe::on()) [[unlikely]] observe_start(op, observe_rget, rank, n);

@@ -318,6 +318,7 @@ std::size_t vis_copy_local(vis_runs& src, std::intptr_t src_delta, vis_runs& dst
 
 void vis_put_remote(intrank_t rank, vis_runs& src, vis_runs& dst, rma_op* op, void (*after_send)(rma_op*),
                     const char* what, const source_loc& loc) {
+  if (g_state.init_count <= 0) [[unlikely]] fail_not_initialized(what, loc);
   std::vector<wire_run> runs;
   const std::size_t total = collect(dst, 0, runs);
   if (rt::sync_hooks_live()) before_overlap(rank, runs, true);
@@ -347,6 +348,7 @@ void vis_put_remote(intrank_t rank, vis_runs& src, vis_runs& dst, rma_op* op, vo
 
 void vis_get_remote(intrank_t rank, vis_runs& src, vis_runs& dst, rma_op* op, const char* what,
                     const source_loc& loc) {
+  if (g_state.init_count <= 0) [[unlikely]] fail_not_initialized(what, loc);
   auto st = std::make_unique<get_state>();
   st->op = op;
   const std::size_t dst_total = collect(dst, 0, st->dst);

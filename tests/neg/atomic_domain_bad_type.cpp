@@ -1,4 +1,5 @@
 // expect: T must be float, double, or a 32- or 64-bit integer type
+// first: yes
 // atomic_domain<T> accepts only the types of spec 13.3 ¶6.
 #include <cstdint>
 #include <upcxx/upcxx.hpp>

@@ -18,4 +18,13 @@ endif()
 if(NOT "${out}${err}" MATCHES "${expect}")
   message(FATAL_ERROR "${SOURCE} failed to compile (-std=${STD}) without the expected diagnostic /${expect}/:\n${err}")
 endif()
+# "// first: yes": the expected diagnostic must be the first error the compiler prints (a
+# static_assert naming the rule, not a template error deep inside the library).
+file(STRINGS ${SOURCE} first_line REGEX "^// first: yes")
+if(first_line)
+  string(REGEX MATCH "[^\n]*error:[^\n]*" first_error "${err}")
+  if(NOT "${first_error}" MATCHES "${expect}")
+    message(FATAL_ERROR "${SOURCE} (-std=${STD}): the first error is not the expected /${expect}/ but:\n${first_error}")
+  endif()
+endif()
 message(STATUS "rejected as expected (-std=${STD}): ${SOURCE}")

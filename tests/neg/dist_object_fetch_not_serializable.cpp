@@ -1,6 +1,7 @@
 // dist_object<T>::fetch copies T across processes, so T must be Serializable (spec 14.4); the
 // dist_object itself is fine (reached through rpc), only the call to fetch is refused.
 // expect: dist_object<T>::fetch: T must be Serializable
+// first: yes
 #include <unordered_map>
 
 #include <upcxx/upcxx.hpp>

@@ -1,4 +1,5 @@
 // expect: must not return a view
+// first: yes
 #include <upcxx/upcxx.hpp>
 std::vector<int> g_items{1, 2, 3};
 void f() {

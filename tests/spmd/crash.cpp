@@ -20,6 +20,8 @@
 //         to rank -1) | task-run-reentrant (a task calls run() on its own pool; every rank
 //         calls run()) | user-segv (RANK dereferences a null pointer inside
 //         user_function_that_crashes) | user-throw (an exception leaves main on RANK) |
+//         rput-before-init, rpc-before-init (every rank, no init()) | rput-after-finalize
+//         (RANK writes to its own heap after finalize()) |
 //         skip-barrier (RANK skips the second of two barriers the others call) |
 //         slow-barriers (RANK computes 3 s, without progress, before each of two barriers) | ok
 // Every rank first writes its pid to $CRASH_PID_DIR/pid.RANK when that is set.
@@ -42,8 +44,9 @@
 #include <gannet/tasks.hpp>
 #include <upcxx/upcxx.hpp>
 
-// Not inlined, so that the crash report's backtrace has the name to show.
-[[gnu::noinline]] void user_function_that_crashes(volatile int* p) { *p = 42; }
+// Not inlined, so that the crash report's backtrace has the name to show; not checked by
+// UBSan, whose report would come before the fault.
+[[gnu::noinline]] __attribute__((no_sanitize_undefined)) void user_function_that_crashes(volatile int* p) { *p = 42; }
 
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "ok";
@@ -51,6 +54,15 @@ int main(int argc, char** argv) {
   int code = argc > 3 ? std::atoi(argv[3]) : 1;
   if (mode == "before-init") {
     return upcxx::rank_me();
+  }
+  if (mode == "rput-before-init") {  // a program that forgot init()
+    upcxx::global_ptr<int> nowhere;
+    upcxx::rput(1, nowhere).wait();
+    return 0;
+  }
+  if (mode == "rpc-before-init") {
+    upcxx::rpc_ff(0, [] {});
+    return 0;
   }
   upcxx::init();
   const int me = upcxx::rank_me();
@@ -201,7 +213,9 @@ int main(int argc, char** argv) {
   }
   upcxx::barrier();
   pool.reset();
+  upcxx::global_ptr<int> kept = mode == "rput-after-finalize" ? upcxx::new_<int>(0) : nullptr;
   upcxx::finalize();
   if (mode == "rpc-after-finalize" && me == victim) upcxx::rpc_ff(0, [] {});
+  if (mode == "rput-after-finalize" && me == victim) upcxx::rput(2, kept).wait();
   return 0;
 }

@@ -304,6 +304,43 @@ debug-before-init)
   expect_err "crash.cpp:[0-9]+: upcxx::rank_me\(\) called while UPC\+\+ is not initialized"
   expect_err "killed by SIGABRT"
   ;;
+debug-rput-before-init)
+  # Debug codemode names the user's line for an rput before init() (not a Gannet header's).
+  launch -n 2 "$crash" rput-before-init
+  [ "$status" -ne 0 ] || fail "rput before init was not caught"
+  expect_err "crash.cpp:[0-9]+: upcxx::rput called while UPC\+\+ is not initialized"
+  ;;
+debug-rpc-before-init)
+  launch -n 2 "$crash" rpc-before-init
+  [ "$status" -ne 0 ] || fail "rpc_ff before init was not caught"
+  expect_err "crash.cpp:[0-9]+: upcxx::rpc_ff called while UPC\+\+ is not initialized"
+  ;;
+debug-rput-after-finalize)
+  launch -n 2 "$crash" rput-after-finalize 1
+  [ "$status" -ne 0 ] || fail "rput after finalize was not caught"
+  expect_err "rank 1: error: .*crash.cpp:[0-9]+: upcxx::rput called while UPC\+\+ is not initialized"
+  ;;
+opt-rput-before-init)
+  # Opt codemode (crash_opt): the check costs nothing on the hot path (the empty peer table
+  # sends the call to the off-node path, which reports it); the backtrace shows the call.
+  launch -n 2 "${crash}_opt" rput-before-init
+  [ "$status" -ne 0 ] || fail "rput before init was not caught"
+  expect_err "upcxx::rput called while UPC\+\+ is not initialized"
+  expect_err "#[0-9]+ main at .*crash.cpp:[0-9]+"
+  ;;
+opt-rput-after-finalize)
+  launch -n 2 "${crash}_opt" rput-after-finalize 1
+  [ "$status" -ne 0 ] || fail "rput after finalize was not caught"
+  expect_err "rank 1: error: upcxx::rput called while UPC\+\+ is not initialized"
+  expect_err "#[0-9]+ main at .*crash.cpp:[0-9]+"
+  ;;
+opt-rpc-before-init)
+  # Where a check would cost the hot path, the crash report says what happened.
+  launch -n 2 "${crash}_opt" rpc-before-init
+  [ "$status" -ne 0 ] || fail "rpc_ff before init was not caught"
+  expect_err "note: UPC\+\+ was not initialized when this happened"
+  expect_err "debug codemode \(upcxx -g\)"
+  ;;
 debug-rpc-after-finalize)
   launch -n 2 "$crash" rpc-after-finalize 1
   [ "$status" -ne 0 ] || fail "rpc_ff after finalize was not caught"

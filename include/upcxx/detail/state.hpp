@@ -24,11 +24,17 @@ struct peer_view {
   bool local;  // load/store addressable from this process
 };
 
+// The peer table while UPC++ is not initialized: every rank "not addressable", so that an
+// rput, rget or atomic made before init() or after finalize() takes the off-node path, which
+// reports it (runtime.cpp), instead of reading a null table. finalize() leaves a table of the
+// job's size in this state.
+extern const peer_view g_no_peers[1];
+
 struct runtime_state {
   intrank_t rank_me = 0;
   intrank_t rank_n = 0;
   int init_count = 0;  // nesting of init()/finalize(), spec §2.3
-  const peer_view* peers = nullptr;
+  const peer_view* peers = g_no_peers;
   // gannet::overlap has outstanding puts, queued aggregation or a phase with prefetches: the
   // operations that synchronize tell it first (src/ext/overlap/overlap.cpp). Written by the
   // thread that uses the layer; relaxed loads cost what a plain load does.
@@ -61,6 +67,9 @@ inline void local_copy(int kind, intrank_t peer, void* dst, const void* src, std
 
 // Reports use before init (spec §2.1 ¶2) with the caller's location.
 [[noreturn]] void fail_not_initialized(const char* what, const detail::source_loc& loc);
+// The same from a library path that opt codemode reaches (no location: the crash report's
+// backtrace shows the call).
+[[noreturn]] void fail_not_initialized_here(const char* what);
 // Reports a rank outside [0, rank_n) with the caller's location.
 [[noreturn]] void fail_bad_rank(const char* what, std::int64_t rank, std::int64_t n,
                                 const detail::source_loc& loc);
