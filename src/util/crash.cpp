@@ -143,12 +143,14 @@ constexpr bool k_sanitized = false;
   const pid_t child =
       k_sanitized ? static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr)) : ::vfork();
   if (child == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);
-    const int null = ::open("/dev/null", O_WRONLY);
-    if (null >= 0) ::dup2(null, STDERR_FILENO);
-    ::close(fds[0]);
-    ::execve(argv[0], const_cast<char* const*>(argv), environ);
-    ::_exit(127);
+    // Raw system calls: no sanitizer interceptor (whose locks another thread may hold) runs
+    // in the child.
+    ::syscall(SYS_dup3, fds[1], STDOUT_FILENO, 0);
+    const long null = ::syscall(SYS_openat, AT_FDCWD, "/dev/null", O_WRONLY);
+    if (null >= 0) ::syscall(SYS_dup3, null, STDERR_FILENO, 0);
+    ::syscall(SYS_close, fds[0]);
+    ::syscall(SYS_execve, argv[0], argv, environ);
+    ::syscall(SYS_exit_group, 127);
   }
   return child;
 }
