@@ -273,6 +273,10 @@ struct std::hash<upcxx::dist_id<T>> {
 #define upcxx_memberof_general(gp, MEMBER)                                                         \
   ([&](auto upcxx_mg_gp_) {                                                                        \
     using upcxx_mg_t_ = ::upcxx::detail::gptr_elem_t<decltype(upcxx_mg_gp_)>;                      \
+    static_assert(!::std::is_reference_v<decltype(::std::declval<upcxx_mg_t_*>()->MEMBER)>,          \
+                  "upcxx_memberof_general: MEMBER must name a field that is not a reference, and not "  \
+                  "an array element (spec 3.2 ¶109): use the array field itself, then index the "     \
+                  "global_ptr");                                                                     \
     using upcxx_mg_m_ = ::std::remove_all_extents_t<::std::remove_pointer_t<decltype(              \
         ::std::addressof(::std::declval<upcxx_mg_t_*>()->MEMBER))>>;                               \
     using upcxx_mg_r_ = ::upcxx::global_ptr<upcxx_mg_m_, decltype(upcxx_mg_gp_)::kind>;            \

@@ -335,6 +335,10 @@ using gptr_elem_t = typename P::element_type;
                   "upcxx_memberof needs a standard-layout type; use upcxx_memberof_general");  \
     using upcxx_memberof_m_ = ::std::remove_all_extents_t<::std::remove_pointer_t<decltype(     \
         ::std::addressof(::std::declval<upcxx_memberof_t_*>()->MEMBER))>>;                      \
+    static_assert(offsetof(::std::remove_cv_t<upcxx_memberof_t_>, MEMBER) <                      \
+                      sizeof(::std::remove_cv_t<upcxx_memberof_t_>),                            \
+                  "upcxx_memberof: the member lies outside the object (an array index past the " \
+                  "array's end?)");                                                             \
     return ::upcxx::detail::gptr_member<upcxx_memberof_m_>(                                     \
         upcxx_memberof_gp_, offsetof(::std::remove_cv_t<upcxx_memberof_t_>, MEMBER));          \
   }(gp))

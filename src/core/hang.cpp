@@ -140,6 +140,7 @@ void on_message(int source, const std::byte* payload, std::size_t bytes) {
 
 void tell_rank0(bool suspect) {
   if (g_me == 0) {
+    runtime_lock lock;  // the table is also written by the message handler
     note(0, suspect, describe(t_blocked).c_str());
     if (suspect) maybe_report();
     return;
@@ -218,6 +219,7 @@ void hang_tick_slow(bool did) {
     b.suspect = true;
     tell_rank0(true);
   } else if (b.suspect) {
+    runtime_lock lock;
     maybe_report();
   }
 }

@@ -155,6 +155,14 @@ class serial_writer {
   // Writes object (a Serializable object, or an array of them).
   template <typename T, std::enable_if_t<serializable_or_array_v<T>, int> = 0>
   void write(const T& object);
+  // What is not Serializable gets a message that names the rule, before anything else.
+  template <typename T, std::enable_if_t<!serializable_or_array_v<T>, int> = 0>
+  void write(const T&) {
+    static_assert(serializable_or_array_v<T>,
+                  "upcxx: Writer::write(object): the object's type must be Serializable (spec 6.8.2): trivially "
+                  "copyable, a standard container of Serializable elements, or a class with UPCXX_SERIALIZED_FIELDS "
+                  "/ UPCXX_SERIALIZED_VALUES or its own serialization");
+  }
 
   // Writes the elements of [begin, end) as separate write() calls would; returns how many.
   // TriviallySerializable elements behind contiguous iterators are one memcpy.
@@ -162,6 +170,12 @@ class serial_writer {
   std::size_t write_sequence(Iter begin, Iter end);
   template <typename Iter, std::enable_if_t<serializable_v<typename std::iterator_traits<Iter>::value_type>, int> = 0>
   std::size_t write_sequence(Iter begin, Iter end, std::size_t num_items);
+  template <typename Iter, std::enable_if_t<!serializable_v<typename std::iterator_traits<Iter>::value_type>, int> = 0>
+  std::size_t write_sequence(Iter, Iter, std::size_t = 0) {
+    static_assert(serializable_v<typename std::iterator_traits<Iter>::value_type>,
+                  "upcxx: Writer::write_sequence(begin, end): the elements' type must be Serializable (spec 6.8.2)");
+    return 0;
+  }
 
   template <typename T>
   reserve_handle<T> reserve() {
@@ -240,10 +254,29 @@ class serial_reader {
   // Reads an object written as a T and returns its deserialized counterpart.
   template <typename T, std::enable_if_t<serializable_v<T>, int> = 0>
   deserialized_t<T> read();
+  // (The result type is instantiated where the call is, so its static_assert comes before
+  // any error in the statement that uses the result.)
+  template <typename T>
+  struct not_serializable_read {
+    static_assert(serializable_v<T>,
+                  "upcxx: Reader::read<T>(): T must be Serializable (spec 6.8.2), and not an array type "
+                  "(read_into<T[N]>(storage) reads an array)");
+  };
+  template <typename T, std::enable_if_t<!serializable_v<T>, int> = 0>
+  not_serializable_read<T> read() {
+    return {};
+  }
   // Constructs it in storage (suitably sized and aligned for deserialized_type_t<T>); T may
   // be an array type, read whole.
   template <typename T, std::enable_if_t<serializable_or_array_v<T>, int> = 0>
   deserialized_t<T>* read_into(void* storage);
+  template <typename T, typename Storage, std::enable_if_t<!serializable_or_array_v<T>, int> = 0>
+  void* read_into(Storage&&) {
+    static_assert(serializable_or_array_v<T>,
+                  "upcxx: Reader::read_into<T>(storage): T must be Serializable, or an array of Serializable "
+                  "elements (spec 6.8.2)");
+    return nullptr;
+  }
   // Reads num_items objects written as T into an array at storage.
   template <typename T, std::enable_if_t<serializable_v<T>, int> = 0>
   deserialized_t<T>* read_sequence_into(void* storage, std::size_t num_items);
@@ -257,6 +290,13 @@ class serial_reader {
   // has already constructed. T may be an array type for read_overwrite.
   template <typename T, std::enable_if_t<serializable_or_array_v<T>, int> = 0>
   deserialized_t<T>* read_overwrite(deserialized_t<T>& storage);
+  template <typename T, typename Storage, std::enable_if_t<!serializable_or_array_v<T>, int> = 0>
+  void* read_overwrite(Storage&&) {
+    static_assert(serializable_or_array_v<T>,
+                  "upcxx: Reader::read_overwrite<T>(object): T must be Serializable, or an array of Serializable "
+                  "elements (spec 6.8.2)");
+    return nullptr;
+  }
   template <typename T, std::enable_if_t<serializable_v<T>, int> = 0>
   deserialized_t<T>* read_sequence_overwrite(deserialized_t<T>* storage, std::size_t num_items);
   // Gannet extension (as in later UPC++ revisions): pass over objects without keeping them.
