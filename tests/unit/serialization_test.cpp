@@ -359,9 +359,10 @@ TEST(SerializationTraits, Serializable) {
   static_assert(!is_serializable<std::map<int, NotSerializable>>::value);
   static_assert(!is_serializable<std::pair<int, NotSerializable>>::value);
   static_assert(!is_serializable<std::optional<Deleted1>>::value);
-  // What Writer::write accepts (arrays are, spec 6.4 ¶3).
+  // What Writer::write accepts (arrays are, spec 6.4 ¶3). Other types find an overload whose
+  // static_assert names the rule (tests/neg/writer_not_serializable.cpp), so they are not
+  // detectable by overload resolution; is_serializable (above) is the trait to ask.
   static_assert(can_write<int[2][3]> && can_write<std::string[2]>);
-  static_assert(!can_write<Deleted1> && !can_write<NotSerializable> && !can_write<std::list<Deleted1>>);
 }
 
 template <typename T>
