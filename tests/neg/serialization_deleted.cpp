@@ -1,4 +1,5 @@
-// expect: no matching function for call to .*write\(D\).*enable_if<serializable_or_array_v<T>
+// expect: Writer::write\(object\): the object's type must be Serializable
+// first: yes
 // UPCXX_SERIALIZED_DELETE makes a class, and its derived classes, not Serializable (spec 6.2.5 ¶7).
 #include <upcxx/serialization.hpp>
 struct B {
