@@ -331,14 +331,10 @@ void report_stats(const std::uint64_t* all) {
   std::fprintf(f, "%-8s %-16s %12s %14s %12s\n", "rank", "operation", "count", "bytes", "time_ms");
   for (int r = -1; r < g_ranks; ++r) {
     const std::uint64_t* w = r < 0 ? job.data() : all + static_cast<std::size_t>(r) * stats_words;
-    char who[16];
-    if (r < 0)
-      std::snprintf(who, sizeof who, "job");
-    else
-      std::snprintf(who, sizeof who, "%d", r);
+    const std::string who = r < 0 ? "job" : std::to_string(r);
     for (std::size_t k = 0; k < k_kinds; ++k) {
       if (w[3 * k] == 0) continue;
-      std::fprintf(f, "%-8s %-16s %12" PRIu64 " %14" PRIu64 " %12.3f\n", who, k_names[k], w[3 * k], w[3 * k + 1],
+      std::fprintf(f, "%-8s %-16s %12" PRIu64 " %14" PRIu64 " %12.3f\n", who.c_str(), k_names[k], w[3 * k], w[3 * k + 1],
                    ms(w[3 * k + 2]));
     }
   }
@@ -347,15 +343,11 @@ void report_stats(const std::uint64_t* all) {
                "failed_alloc_bytes");
   for (int r = -1; r < g_ranks; ++r) {
     const std::uint64_t* w = r < 0 ? job.data() : all + static_cast<std::size_t>(r) * stats_words;
-    char who[16];
-    if (r < 0)
-      std::snprintf(who, sizeof who, "job");
-    else
-      std::snprintf(who, sizeof who, "%d", r);
+    const std::string who = r < 0 ? "job" : std::to_string(r);
     std::fprintf(f,
                  "%-8s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %12.3f %12.3f %12.3f %14" PRIu64
                  " %14" PRIu64 " %14" PRIu64 "\n",
-                 who, w[w_sent], w[w_sent_bytes], w[w_received], w[w_received_bytes], ms(waited(w, kind::wait)),
+                 who.c_str(), w[w_sent], w[w_sent_bytes], w[w_received], w[w_received_bytes], ms(waited(w, kind::wait)),
                  ms(waited(w, kind::barrier)), ms(waited(w, kind::collective)), w[w_stalls], w[w_heap_high],
                  w[w_heap_failed]);
   }
