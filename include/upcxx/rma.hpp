@@ -74,6 +74,7 @@ struct rma_op : pooled {
   std::uint64_t observed_bytes = 0;
   intrank_t observed_peer = 0;
   std::uint8_t observed_kind = 0;  // observe_op: rput, rget, atomic, vis_put, vis_get
+  std::uint16_t observed_track = 0;  // the initiating thread's track (another may complete it)
   // Room for the runtime's adapter to the transport's completion interface, so an
   // off-node operation costs one allocation.
   alignas(void*) unsigned char sink_storage[2 * sizeof(void*)];

@@ -3,6 +3,7 @@
 // cells' listener firing.
 #include <sched.h>
 
+#include <algorithm>
 #include <exception>
 #include <vector>
 
@@ -88,6 +89,8 @@ bool progress_once(progress_level level, bool waiting = false) {
     gannet::runtime::rpc_flush();  // what we sent since the last progress leaves first
     gannet::runtime::rpc_pass_begins();
     gannet::runtime::rpc_direct_scope direct(rpcs_here);
+    const bool observing = gannet::observe::on();
+    if (observing) [[unlikely]] gannet::observe::pass_begins();
     if (rpcs_here) did = gannet::runtime::rpc_run_backlog();
     auto& tp = gannet::runtime::the_transport();
     did = (waiting ? tp.poll_waiting() : tp.poll()) || did;
@@ -96,6 +99,7 @@ bool progress_once(progress_level level, bool waiting = false) {
     // A barrier completed: the calls that reached us before it run before its completion
     // is seen by any callback below (runtime.hpp, barriers deliver).
     if (rpcs_here) did = gannet::runtime::rpc_drain_after_barrier() || did;
+    if (observing) [[unlikely]] gannet::observe::pass_ends();
     // Replies and calls that handlers sent leave now, not at the next progress.
     if (gannet::runtime::rpc_batched()) gannet::runtime::rpc_flush();
   }
@@ -362,13 +366,17 @@ void wait_for_cell(const cell_base* c) {
     gannet::util::fatal("wait() on a default-constructed future, which never becomes ready");
   gannet::runtime::idle_passes idle;  // nothing to do locally: let a rank sharing this core run
   gannet::runtime::blocked_scope waiting("wait()");
-  const std::uint64_t t0 = gannet::observe::on() ? gannet::observe::now() : 0;
+  // GANNET_TRACE/GANNET_STATS: the wait runs from the stamp of its first progress pass to
+  // that of the pass that completed it (observe.hpp: no clock read of its own).
+  const bool observing = gannet::observe::on();
+  std::uint64_t t0 = 0;
   while (!c->ready()) {
     const bool did = progress_once(progress_level::user, true);
+    if (observing && !t0) [[unlikely]] t0 = gannet::observe::last_pass_stamp();
     idle.after(did);
     gannet::runtime::hang_tick(did);
   }
-  if (t0) [[unlikely]] gannet::observe::span(gannet::observe::kind::wait, -1, 0, t0);
+  if (t0) [[unlikely]] gannet::observe::span(gannet::observe::kind::wait, -1, 0, t0, gannet::observe::last_pass_stamp());
 }
 
 }  // namespace detail

@@ -77,10 +77,13 @@ void observe_start(rma_op* op, observe_op kind, intrank_t rank, std::size_t n) {
   op->observed_bytes = n;
   op->observed_peer = rank;
   op->observed_kind = kind;
+  op->observed_track = static_cast<std::uint16_t>(gannet::observe::track());
 }
 
 void observed_done(rma_op* op) {
-  observed_span(static_cast<observe_op>(op->observed_kind), op->observed_peer, op->observed_bytes, op->observed_t0);
+  // On the initiator's track, whichever thread's progress saw the completion.
+  gannet::observe::span(static_cast<gannet::observe::kind>(op->observed_kind), op->observed_peer, op->observed_bytes,
+                        op->observed_t0, 0, nullptr, op->observed_track);
   op->observed_t0 = 0;
 }
 

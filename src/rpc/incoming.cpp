@@ -49,7 +49,8 @@ namespace {
 // GANNET_TRACE/GANNET_STATS: the body's span. Out of line: the unobserved path pays a branch.
 [[gnu::noinline]] void exec_observed(upcxx::detail::rpc_exec_fn exec, const std::byte* record, std::size_t bytes,
                                      upcxx::intrank_t source) {
-  const std::uint64_t t0 = observe::now();
+  const std::uint64_t stamp = observe::pass_stamp();
+  const std::uint64_t t0 = stamp ? stamp : observe::now();
   exec(upcxx::detail::rpc_incoming{record, bytes, source});
   observe::rpc_ran(source, bytes, t0);
 }

@@ -1,5 +1,6 @@
 #include "util/observe.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cinttypes>
@@ -165,16 +166,16 @@ ring& my_ring() {
   if (!t_ring) [[unlikely]] {
     auto* r = new ring;
     std::lock_guard<std::mutex> lock(g_mutex);
-    r->tid = static_cast<int>(g_rings.size());
+    r->tid = static_cast<int>(std::min<std::size_t>(g_rings.size(), 65535));  // fits rma_op::observed_track
     g_rings.push_back(r);
     t_ring = r;
   }
   return *t_ring;
 }
 
-void record(event e) {
+void record(event e, int track = -1) {
   ring& r = my_ring();
-  e.tid = r.tid;
+  e.tid = track < 0 ? r.tid : track;
   r.ev[r.n++] = e;
   if (r.n == k_ring) {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -361,13 +362,23 @@ bool tracing() { return g_trace; }
 bool stats_on() { return g_stats; }
 
 std::uint64_t now() { return ticks(); }
+
+namespace {
+thread_local std::uint64_t t_pass = 0, t_last_pass = 0;
+}
+void pass_begins() { t_pass = t_last_pass = ticks(); }
+void pass_ends() { t_pass = 0; }
+std::uint64_t pass_stamp() { return t_pass; }
+std::uint64_t last_pass_stamp() { return t_last_pass; }
 std::uint64_t now_ns() { return mono_ns(); }
 
-void span(kind k, int peer, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1, const char* name) {
+void span(kind k, int peer, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1, const char* name, int track) {
   if (!t1) t1 = now();
   add(k, bytes, t1 - t0);
-  if (g_trace) record(event{t0, t1, bytes, 0, name, peer, 0, k, 0});
+  if (g_trace) record(event{t0, t1, bytes, 0, name, peer, 0, k, 0}, track);
 }
+
+int track() { return g_trace ? my_ring().tid : 0; }
 
 void rpc_sent(kind k, int target, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1) {
   add(k, bytes, t1 - t0);
@@ -378,6 +389,7 @@ void rpc_sent(kind k, int target, std::uint64_t bytes, std::uint64_t t0, std::ui
 
 void rpc_ran(int source, std::uint64_t bytes, std::uint64_t t0) {
   const std::uint64_t t1 = now();
+  if (t_pass) t_pass = t_last_pass = t1;  // the next body in this pass starts here
   add(kind::rpc_body, bytes, t1 - t0);
   if (!g_trace) return;
   const std::uint64_t id = arrow_id(source, g_rank, next_arrow(source, false));

@@ -54,9 +54,23 @@ std::uint64_t now();
 // Nanoseconds on this machine's clock (CLOCK_MONOTONIC), for aligning machines.
 std::uint64_t now_ns();
 
+// The time stamp of this thread's progress pass, which keeps clock reads off a message's
+// critical path: the core stamps a pass before it polls (pass_begins), a call's body starts
+// at the stamp (at most the pass's earlier handlers early) and moves it to its own end, and
+// a wait() ends at the stamp of the pass that completed it. pass_stamp(): 0 outside a pass.
+void pass_begins();
+void pass_ends();
+std::uint64_t pass_stamp();
+std::uint64_t last_pass_stamp();
+
 // One operation that took [t0, t1) (t1 = 0: now). peer: the other rank or -1; name: a
-// more precise name for the trace ("reduce_all", ...) or nullptr for kind_name().
-void span(kind k, int peer, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1 = 0, const char* name = nullptr);
+// more precise name for the trace ("reduce_all", ...) or nullptr for kind_name(); track:
+// the trace's track (thread) it belongs on, from track() on the thread that started it
+// (-1: this thread's).
+void span(kind k, int peer, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1 = 0, const char* name = nullptr,
+          int track = -1);
+// This thread's track in the trace (threadmode par: one per thread that records), < 65536.
+int track();
 
 // User calls (rpc, rpc_ff), for the trace's arrows from a send to the body it runs: the n-th
 // call sent from a rank to another is the n-th to run there (the transports keep each pair's
