@@ -376,7 +376,7 @@ void wait_for_cell(const cell_base* c) {
     idle.after(did);
     gannet::runtime::hang_tick(did);
   }
-  if (t0) [[unlikely]] gannet::observe::span(gannet::observe::kind::wait, -1, 0, t0, gannet::observe::last_pass_stamp());
+  if (t0) [[unlikely]] gannet::observe::wait_done(t0, gannet::observe::last_pass_stamp());
 }
 
 }  // namespace detail

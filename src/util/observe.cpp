@@ -38,6 +38,8 @@ struct ring {
   event ev[k_ring];
   unsigned n = 0;
   int tid = 0;
+  // The last wait() of this thread, recorded later (wait_done): [wait_t0, wait_t1), 0: none.
+  std::uint64_t wait_t0 = 0, wait_t1 = 0;
 };
 
 // The counts of spans: per thread, plain adds (summed at finalize; a relaxed atomic add per
@@ -173,14 +175,31 @@ ring& my_ring() {
   return *t_ring;
 }
 
-void record(event e, int track = -1) {
-  ring& r = my_ring();
-  e.tid = track < 0 ? r.tid : track;
+void add(kind k, std::uint64_t bytes, std::uint64_t dt);
+
+// locked: g_mutex is held already.
+void push(ring& r, const event& e, bool locked = false) {
   r.ev[r.n++] = e;
   if (r.n == k_ring) {
+    if (locked) return write_ring(r);
     std::lock_guard<std::mutex> lock(g_mutex);
     write_ring(r);
   }
+}
+
+// A ring's pending wait() becomes a span (wait_done): by its thread, or at finalize.
+void flush_wait(ring& r, bool locked = false) {
+  add(kind::wait, 0, r.wait_t1 - r.wait_t0);
+  const event e{r.wait_t0, r.wait_t1, 0, 0, nullptr, -1, r.tid, kind::wait, 0};
+  r.wait_t0 = 0;
+  push(r, e, locked);
+}
+
+void record(event e, int track = -1) {
+  ring& r = my_ring();
+  if (r.wait_t0) flush_wait(r);  // spans stay in the order they ended
+  e.tid = track < 0 ? r.tid : track;
+  push(r, e);
 }
 
 // With g_mutex held: the spans written so far become the JSON file.
@@ -366,7 +385,18 @@ std::uint64_t now() { return ticks(); }
 namespace {
 thread_local std::uint64_t t_pass = 0, t_last_pass = 0;
 }
-void pass_begins() { t_pass = t_last_pass = ticks(); }
+void pass_begins() {
+  t_pass = t_last_pass = ticks();
+  if (t_ring && t_ring->wait_t0) [[unlikely]] flush_wait(*t_ring);
+}
+
+void wait_done(std::uint64_t t0, std::uint64_t t1) {
+  if (!g_trace) return add(kind::wait, 0, t1 - t0);
+  ring& r = my_ring();
+  if (r.wait_t0) flush_wait(r);
+  r.wait_t0 = t0;
+  r.wait_t1 = t1;
+}
 void pass_ends() { t_pass = 0; }
 std::uint64_t pass_stamp() { return t_pass; }
 std::uint64_t last_pass_stamp() { return t_last_pass; }
@@ -449,6 +479,12 @@ void set_clock_offset(std::int64_t ns) { g_offset = ns; }
 
 void stats_snapshot(std::uint64_t (&w)[stats_words]) {
   calibrate_now();
+  {
+    my_counts();  // made before the lock: flush_wait adds to this thread's counts
+    std::lock_guard<std::mutex> lock(g_mutex);  // the waits not yet recorded count
+    for (ring* r : g_rings)
+      if (r->wait_t0) flush_wait(*r, true);
+  }
   w[w_received] = w[w_received_bytes] = 0;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -482,8 +518,12 @@ void stats_snapshot(std::uint64_t (&w)[stats_words]) {
 void finish(const std::uint64_t* all_ranks_stats) {
   upcxx::detail::g_state.observing.store(false, std::memory_order_relaxed);
   if (g_trace) {
+    my_counts();  // made before the lock: flush_wait adds to this thread's counts
     std::lock_guard<std::mutex> lock(g_mutex);
-    for (ring* r : g_rings) write_ring(*r);
+    for (ring* r : g_rings) {
+      if (r->wait_t0) flush_wait(*r, true);
+      write_ring(*r);
+    }
     convert();
     g_trace = false;
   }

@@ -62,6 +62,9 @@ void pass_begins();
 void pass_ends();
 std::uint64_t pass_stamp();
 std::uint64_t last_pass_stamp();
+// A wait() that took [t0, t1): recorded at this thread's next span or progress pass (or at
+// finalize), not on the way back to the program.
+void wait_done(std::uint64_t t0, std::uint64_t t1);
 
 // One operation that took [t0, t1) (t1 = 0: now). peer: the other rank or -1; name: a
 // more precise name for the trace ("reduce_all", ...) or nullptr for kind_name(); track:
