@@ -98,6 +98,19 @@ template <typename T, bool = serializable_v<T>>
 struct serialization_traits_base {
   static constexpr bool is_serializable = false;
   static constexpr bool is_actually_trivially_serializable = false;
+  // There is no deserialized value: a call says why, first (as UPC++ does).
+  template <typename U = T>
+  static auto deserialized_value(const std::remove_reference_t<U>&) {
+    using V = detail::remove_cvref_t<U>;
+    if constexpr (std::is_class_v<V>) {
+      static_assert(kind_of<V>() != serial_kind::deleted,
+                    "upcxx: serialization_traits<T>::deserialized_value: T's serialization is deleted "
+                    "(UPCXX_SERIALIZED_DELETE in T or a base of T; spec 6.2.5)");
+    }
+    static_assert(serializable_v<U>,
+                  "upcxx: serialization_traits<T>::deserialized_value: T is not Serializable (spec 6.1, 6.8.2); "
+                  "is_serializable<T> is false");
+  }
 };
 template <typename T>
 struct serialization_traits_base<T, true> {

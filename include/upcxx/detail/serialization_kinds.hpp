@@ -181,6 +181,18 @@ template <typename T>
 struct serializer<T, serial_kind::values> {
   using values = typename value_types<
       typename type_list_of<decltype(serialization_access::values(std::declval<const T&>()))>::type>::type;
+  // The rules first, so that a misuse's first error names them.
+  template <typename... V>
+  static constexpr bool values_ok(type_list<V...>) {
+    static_assert((!std::is_abstract_v<V> && ...),
+                  "upcxx: UPCXX_SERIALIZED_BASE(B) within UPCXX_SERIALIZED_VALUES: B must not be abstract (its value is "
+                  "deserialized and passed to the constructor; spec 6.2.2, 6.2.5); use UPCXX_SERIALIZED_FIELDS");
+    static_assert((serializable_or_array_v<V> && ...),
+                  "upcxx: every expression listed in UPCXX_SERIALIZED_VALUES must be Serializable (spec 6.2.2 ¶2); "
+                  "give the member's type its own serialization or list Serializable parts of it");
+    return true;
+  }
+  static_assert(values_ok(values{}));
   template <typename... V>
   static constexpr std::size_t sizes(type_list<V...>) {
     static_assert((!std::is_array_v<V> && ...), "upcxx: UPCXX_SERIALIZED_VALUES expressions must not be arrays");
