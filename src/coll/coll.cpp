@@ -114,7 +114,8 @@ constexpr std::uint32_t round_result = 63;  // reduce_all: the folded-out ranks'
 // Pairwise exchange: the round names the sending team rank, with these flags.
 constexpr std::uint32_t a_read_here = 1u << 30;  // sender: the block is at this address{} in its segment
 constexpr std::uint32_t a_read_done = 1u << 29;  // receiver: copied; the sender may reuse it
-constexpr std::uint32_t a_flags = a_read_here | a_read_done;
+constexpr std::uint32_t a_exposed = 1u << 28;    // with a_read_here: a token of exposed private memory
+constexpr std::uint32_t a_flags = a_read_here | a_read_done | a_exposed;
 struct address {
   std::uint64_t owner_addr;
   std::uint64_t size;
@@ -151,6 +152,11 @@ struct coll_state {
   std::vector<void*> staged;  // pairwise: copies of our blocks in our segment, for peers to read
   const std::byte* staged_from = nullptr;
   std::size_t staged_bytes = 0;
+  // pairwise: our private block that ranks of other machines read in place (transport
+  // expose(); one per collective, the others are staged).
+  const std::byte* exposed = nullptr;
+  std::size_t exposed_bytes = 0;
+  std::uint64_t exposed_token = 0;
   // Inside drive(): a send that waits for room polls, and messages for this collective that
   // arrive meanwhile only join the inbox; drive() looks again once the send returns.
   bool driving = false;
@@ -519,11 +525,12 @@ class machine {
         const auto b = c.block_to(to);
         if (direct(to, b.size)) {
           std::uint64_t at = in_my_segment(b.data, b.size);
+          std::uint32_t how = a_read_here;
+          if (!at && !on_this_machine(to) && (at = expose(b))) how |= a_exposed;
           if (!at) at = stage(b);
           if (at) {
             const address here{at, b.size};
-            send(to, a_read_here | static_cast<std::uint32_t>(me), reinterpret_cast<const std::byte*>(&here),
-                 sizeof here);
+            send(to, how | static_cast<std::uint32_t>(me), reinterpret_cast<const std::byte*>(&here), sizeof here);
             continue;
           }
         }
@@ -547,6 +554,8 @@ class machine {
     if (s_.step != static_cast<unsigned>(n - 1) || s_.served != static_cast<unsigned>(n - 1)) return false;
     for (void* p : s_.staged) upcxx::detail::heap_deallocate(p);  // every reader is done
     s_.staged.clear();
+    if (s_.exposed) runtime::the_transport().unexpose(s_.exposed);
+    s_.exposed = nullptr;
     return true;
   }
 
@@ -556,7 +565,9 @@ class machine {
     if (round & a_read_here) {
       address a;
       std::memcpy(&a, m.data, sizeof a);
-      if (const void* at = peer_address(peer, a.owner_addr)) {
+      if (round & a_exposed) {
+        fetch(peer, a, true);
+      } else if (const void* at = peer_address(peer, a.owner_addr)) {
         c.place(peer, static_cast<const std::byte*>(at), a.size);
         fetched(peer);
       } else {
@@ -570,8 +581,28 @@ class machine {
     }
   }
 
-  // Reads a block offered by a rank of another machine straight into its place.
-  void fetch(intrank_t peer, const address& a);
+  // Reads a block offered by a rank of another machine straight into its place (from its
+  // segment, or from its exposed private memory).
+  void fetch(intrank_t peer, const address& a, bool exposed = false);
+
+  bool on_this_machine(intrank_t peer) const {
+    auto& tp = runtime::the_transport();
+    const auto w = (*s_.tm)[peer];
+    return tp.local_address(w, tp.segment(w).base) != nullptr;
+  }
+
+  // Our private block b exposed for ranks of other machines to read in place (no copy), or
+  // 0 when the transport cannot (or another block of this collective is exposed already).
+  std::uint64_t expose(upcxx::detail::coll_block b) {
+    if (s_.exposed) return s_.exposed == b.data && s_.exposed_bytes == b.size ? s_.exposed_token : 0;
+    const std::uint64_t token = runtime::the_transport().expose(b.data, b.size);
+    if (token) {
+      s_.exposed = b.data;
+      s_.exposed_bytes = b.size;
+      s_.exposed_token = token;
+    }
+    return token;
+  }
 
   // A copy of block b in our segment for a peer to read, or 0 when the heap has no room. A
   // gather_all sends one block to every peer: it is staged once.
@@ -657,12 +688,14 @@ class block_fetch final : public transport::completion_sink, public upcxx::detai
   intrank_t peer_;
 };
 
-void machine::fetch(intrank_t peer, const address& a) {
+void machine::fetch(intrank_t peer, const address& a, bool exposed) {
   const auto d = s_.client->dest_from(peer);
   if (d.size != a.size) s_.client->place(peer, nullptr, a.size);  // reports the sizes
   auto* f = new block_fetch(key_, peer);
-  auto r = runtime::the_transport().get((*s_.tm)[peer], static_cast<std::uintptr_t>(a.owner_addr), d.data, a.size, f,
-                                        transport::op_none);
+  auto& tp = runtime::the_transport();
+  auto r = exposed ? tp.get_exposed((*s_.tm)[peer], a.owner_addr, d.data, a.size, f)
+                   : tp.get((*s_.tm)[peer], static_cast<std::uintptr_t>(a.owner_addr), d.data, a.size, f,
+                            transport::op_none);
   if (r.st != transport::status::ok) util::fatal("collective: reading a block from rank %d failed", (*s_.tm)[peer]);
   if (r.done & transport::cx_remote) {  // complete() will not run
     delete f;

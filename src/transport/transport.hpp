@@ -131,6 +131,22 @@ class transport {
   virtual op_result get(rank_t r, std::uintptr_t owner_addr, void* dst, std::size_t n,
                         completion_sink* sink, std::uint32_t flags) = 0;
 
+  // Private memory that ranks of other machines may read with get_exposed() until
+  // unexpose(p) (the collectives offer a private buffer so, instead of a copy in the
+  // segment). Returns the token that names it there, or 0 when the transport cannot (the
+  // default) or [p, p+n) overlaps memory exposed already: the caller copies instead.
+  virtual std::uint64_t expose(const void* p, std::size_t n) {
+    (void)p;
+    (void)n;
+    return 0;
+  }
+  virtual void unexpose(const void* p) { (void)p; }
+  // Copies n bytes at `token` of rank r's exposed memory to local `dst` (as get()).
+  virtual op_result get_exposed(rank_t r, std::uint64_t token, void* dst, std::size_t n, completion_sink* sink) {
+    (void)r, (void)token, (void)dst, (void)n, (void)sink;
+    return {status::unsupported, cx_none};
+  }
+
   // ---- active messages -----------------------------------------------------------------
   // Handlers are registered identically on every rank before the first am_send.
   virtual void am_register(am_handler_id id, am_handler fn) = 0;

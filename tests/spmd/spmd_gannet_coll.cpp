@@ -199,8 +199,9 @@ void everything(const upcxx::team& tm, std::uint64_t seed) {
 }
 
 // Large blocks (over the 32 KiB direct-copy limit) in the shared heap, read in place by the
-// peers; and from private memory, whose staging copy falls back to messages when the heap
-// has no room (run with a small heap: the "large" argument).
+// peers; and from private memory (read in place from another machine where the transport
+// can expose it), whose staging copy falls back to messages when the heap has no room (run
+// with a small heap: the "large" argument).
 void large_blocks(std::uint64_t seed) {
   const int n = upcxx::rank_n(), me = upcxx::rank_me();
   const std::size_t count = 9000;  // doubles: 72 000 bytes per block
@@ -230,6 +231,17 @@ void large_blocks(std::uint64_t seed) {
   gannet::alltoall(src.data(), dst.data(), count).wait();
   for (int k = 0; k < n; ++k)
     for (std::size_t i = 0; i < count; ++i) SPMD_CHECK(dst[k * count + i] == elem<double>(seed + 1, k * n + me, i));
+  // Two gather_alls in flight over the same private block: through MPI the first exposes it
+  // once for every peer, the second cannot expose the same memory again and falls back.
+  std::vector<double> all1(count * n), all2(count * n);
+  upcxx::future<> g1 = gannet::gather_all(src.data(), all1.data(), count);
+  upcxx::future<> g2 = gannet::gather_all(src.data(), all2.data(), count);
+  upcxx::when_all(g1, g2).wait();
+  for (int k = 0; k < n; ++k)
+    for (std::size_t i = 0; i < count; ++i) {
+      SPMD_CHECK(all1[k * count + i] == elem<double>(seed + 1, k * n, i));
+      SPMD_CHECK(all2[k * count + i] == elem<double>(seed + 1, k * n, i));
+    }
   for (auto& g : hog) upcxx::deallocate(g);
 }
 

@@ -107,6 +107,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "transport/outbox.hpp"
@@ -194,6 +195,12 @@ class mpi_transport final : public transport {
                   len, text);
     }
     check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+    // Private memory exposed for a while (expose()): a dynamic window, where the MPI library
+    // has one. Without it, expose() says no and the collectives copy into the segment.
+    if (MPI_Win_create_dynamic(MPI_INFO_NULL, world_, &dwin_) == MPI_SUCCESS)
+      check(MPI_Win_lock_all(MPI_MODE_NOCHECK, dwin_), "MPI_Win_lock_all");
+    else
+      dwin_ = MPI_WIN_NULL;
 
     for (int i = 0; i < recv_slots; ++i) {
       recvs_.push_back(recv_slot{MPI_REQUEST_NULL, std::make_unique<std::byte[]>(message_bytes)});
@@ -295,6 +302,38 @@ class mpi_transport final : public transport {
     rma_op op{MPI_REQUEST_NULL, sink, r, false, false, cx_none, nullptr};
     check(MPI_Rget(dst, static_cast<int>(n), MPI_BYTE, r, disp(r, owner_addr), static_cast<int>(n), MPI_BYTE, win_,
                    &op.req),
+          "MPI_Rget");
+    if (sim_) op.ready = sim_ready(n, 2);
+    rma_.push_back(std::move(op));
+    return {status::ok, cx_none};
+  }
+
+  std::uint64_t expose(const void* p, std::size_t n) override {
+    if (dwin_ == MPI_WIN_NULL || n == 0 || n > static_cast<std::size_t>(INT32_MAX)) return 0;
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    for (const auto& [b, m] : exposed_)  // MPI does not allow overlapping attachments
+      if (a < b + m && b < a + n) return 0;
+    if (MPI_Win_attach(dwin_, const_cast<void*>(p), static_cast<MPI_Aint>(n)) != MPI_SUCCESS) return 0;
+    exposed_.emplace_back(a, n);
+    MPI_Aint token = 0;
+    MPI_Get_address(p, &token);
+    return static_cast<std::uint64_t>(token);
+  }
+
+  void unexpose(const void* p) override {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    for (auto it = exposed_.begin(); it != exposed_.end(); ++it)
+      if (it->first == a) {
+        check(MPI_Win_detach(dwin_, const_cast<void*>(p)), "MPI_Win_detach");
+        exposed_.erase(it);
+        return;
+      }
+  }
+
+  op_result get_exposed(rank_t r, std::uint64_t token, void* dst, std::size_t n, completion_sink* sink) override {
+    rma_op op{MPI_REQUEST_NULL, sink, r, false, false, cx_none, nullptr};
+    check(MPI_Rget(dst, static_cast<int>(n), MPI_BYTE, r, static_cast<MPI_Aint>(token), static_cast<int>(n), MPI_BYTE,
+                   dwin_, &op.req),
           "MPI_Rget");
     if (sim_) op.ready = sim_ready(n, 2);
     rma_.push_back(std::move(op));
@@ -523,6 +562,10 @@ class mpi_transport final : public transport {
     for (auto& s : sends_) MPI_Wait(&s.req, MPI_STATUS_IGNORE);
     MPI_Win_unlock_all(win_);
     MPI_Win_free(&win_);
+    if (dwin_ != MPI_WIN_NULL) {
+      MPI_Win_unlock_all(dwin_);
+      MPI_Win_free(&dwin_);
+    }
     MPI_Comm_free(&am_comm_);
     if (leaders_ != MPI_COMM_NULL) MPI_Comm_free(&leaders_);
     MPI_Comm_free(&world_);
@@ -897,6 +940,8 @@ class mpi_transport final : public transport {
   bool we_initialized_ = false, bypass_ = true, attached_ = false, shut_ = false;
   MPI_Comm world_ = MPI_COMM_NULL, am_comm_ = MPI_COMM_NULL;
   MPI_Win win_ = MPI_WIN_NULL;
+  MPI_Win dwin_ = MPI_WIN_NULL;  // expose(): private memory, attached for a while
+  std::vector<std::pair<std::uintptr_t, std::size_t>> exposed_;  // (address, bytes) attached
   MPI_Request barrier_ = MPI_REQUEST_NULL;
   MPI_Request exit_ = MPI_REQUEST_NULL;
   std::uintptr_t base_ = 0;
