@@ -65,8 +65,10 @@ std::mutex g_mutex;  // the files, the rings' and the counts' lists
 std::FILE* g_raw = nullptr;
 std::FILE* g_file = nullptr;
 bool g_first_event = true;
-std::vector<ring*> g_rings;
-std::vector<thread_counts*> g_thread_counts;  // under g_mutex
+// Every thread's ring and counts, which outlive their threads: the lists are never destroyed
+// (a thread may record during static destruction), so they keep them reachable to the end.
+std::vector<ring*>& g_rings = *new std::vector<ring*>;
+std::vector<thread_counts*>& g_thread_counts = *new std::vector<thread_counts*>;  // under g_mutex
 thread_local ring* t_ring = nullptr;
 thread_local thread_counts* t_counts = nullptr;
 // The arrows' counters: 2 per rank (sent, arrived), made when the first arrow is
@@ -382,11 +384,8 @@ bool stats_on() { return g_stats; }
 
 std::uint64_t now() { return ticks(); }
 
-namespace {
-thread_local std::uint64_t t_pass = 0, t_last_pass = 0;
-}
 void pass_begins() {
-  t_pass = t_last_pass = ticks();
+  t_pass_stamp = t_last_pass_stamp = ticks();
   if (t_ring && t_ring->wait_t0) [[unlikely]] flush_wait(*t_ring);
 }
 
@@ -397,9 +396,6 @@ void wait_done(std::uint64_t t0, std::uint64_t t1) {
   r.wait_t0 = t0;
   r.wait_t1 = t1;
 }
-void pass_ends() { t_pass = 0; }
-std::uint64_t pass_stamp() { return t_pass; }
-std::uint64_t last_pass_stamp() { return t_last_pass; }
 std::uint64_t now_ns() { return mono_ns(); }
 
 void span(kind k, int peer, std::uint64_t bytes, std::uint64_t t0, std::uint64_t t1, const char* name, int track) {
@@ -419,7 +415,7 @@ void rpc_sent(kind k, int target, std::uint64_t bytes, std::uint64_t t0, std::ui
 
 void rpc_ran(int source, std::uint64_t bytes, std::uint64_t t0) {
   const std::uint64_t t1 = now();
-  if (t_pass) t_pass = t_last_pass = t1;  // the next body in this pass starts here
+  if (t_pass_stamp) t_pass_stamp = t_last_pass_stamp = t1;  // the next body in this pass starts here
   add(kind::rpc_body, bytes, t1 - t0);
   if (!g_trace) return;
   const std::uint64_t id = arrow_id(source, g_rank, next_arrow(source, false));

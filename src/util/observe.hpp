@@ -59,9 +59,10 @@ std::uint64_t now_ns();
 // at the stamp (at most the pass's earlier handlers early) and moves it to its own end, and
 // a wait() ends at the stamp of the pass that completed it. pass_stamp(): 0 outside a pass.
 void pass_begins();
-void pass_ends();
-std::uint64_t pass_stamp();
-std::uint64_t last_pass_stamp();
+inline thread_local std::uint64_t t_pass_stamp = 0, t_last_pass_stamp = 0;  // pass_begins() sets them
+inline void pass_ends() { t_pass_stamp = 0; }
+inline std::uint64_t pass_stamp() { return t_pass_stamp; }
+inline std::uint64_t last_pass_stamp() { return t_last_pass_stamp; }
 // A wait() that took [t0, t1): recorded at this thread's next span or progress pass (or at
 // finalize), not on the way back to the program.
 void wait_done(std::uint64_t t0, std::uint64_t t1);

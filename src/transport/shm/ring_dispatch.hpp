@@ -21,9 +21,10 @@ inline bool dispatch_ring(ring& mine, const transport::am_handler (&handlers)[tr
       const char* body = ring::body_of(h);
       transport::am_handler fn = h.handler < transport::max_am_handlers ? handlers[h.handler] : nullptr;
       if (!fn) util::fatal("active message from rank %d for unregistered handler %u", h.source, h.handler);
-      if (observe::on()) [[unlikely]] observe::received(h.header_bytes + h.payload_bytes);
+      const std::size_t bytes = h.header_bytes + h.payload_bytes;
       fn(transport::am_message{h.source, std::as_bytes(std::span(body, h.header_bytes)),
                                std::as_bytes(std::span(body + h.header_bytes, h.payload_bytes))});
+      if (observe::on()) [[unlikely]] observe::received(bytes);  // after: off the handler's path
     });
     if (!got) break;
     did = true;
