@@ -526,7 +526,8 @@ class machine {
         if (direct(to, b.size)) {
           std::uint64_t at = in_my_segment(b.data, b.size);
           std::uint32_t how = a_read_here;
-          if (!at && !on_this_machine(to) && (at = expose(b))) how |= a_exposed;
+          const bool same_machine = runtime::coll_scratch((*s_.tm)[to]) != nullptr;
+          if (!at && !same_machine && (at = expose(b))) how |= a_exposed;
           if (!at) at = stage(b);
           if (at) {
             const address here{at, b.size};
@@ -584,12 +585,6 @@ class machine {
   // Reads a block offered by a rank of another machine straight into its place (from its
   // segment, or from its exposed private memory).
   void fetch(intrank_t peer, const address& a, bool exposed = false);
-
-  bool on_this_machine(intrank_t peer) const {
-    auto& tp = runtime::the_transport();
-    const auto w = (*s_.tm)[peer];
-    return tp.local_address(w, tp.segment(w).base) != nullptr;
-  }
 
   // Our private block b exposed for ranks of other machines to read in place (no copy), or
   // 0 when the transport cannot (or another block of this collective is exposed already).

@@ -3,7 +3,6 @@
 // cells' listener firing.
 #include <sched.h>
 
-#include <algorithm>
 #include <exception>
 #include <vector>
 

@@ -299,13 +299,7 @@ class mpi_transport final : public transport {
       return {status::ok, cx_all};
     }
     if (n > static_cast<std::size_t>(INT32_MAX)) util::fatal("a get of %zu bytes: at most 2 GiB per operation", n);
-    rma_op op{MPI_REQUEST_NULL, sink, r, false, false, cx_none, nullptr};
-    check(MPI_Rget(dst, static_cast<int>(n), MPI_BYTE, r, disp(r, owner_addr), static_cast<int>(n), MPI_BYTE, win_,
-                   &op.req),
-          "MPI_Rget");
-    if (sim_) op.ready = sim_ready(n, 2);
-    rma_.push_back(std::move(op));
-    return {status::ok, cx_none};
+    return start_get(win_, r, disp(r, owner_addr), dst, n, sink);
   }
 
   std::uint64_t expose(const void* p, std::size_t n) override {
@@ -331,10 +325,13 @@ class mpi_transport final : public transport {
   }
 
   op_result get_exposed(rank_t r, std::uint64_t token, void* dst, std::size_t n, completion_sink* sink) override {
+    return start_get(dwin_, r, static_cast<MPI_Aint>(token), dst, n, sink);  // expose() kept n <= 2 GiB
+  }
+
+  // An MPI_Rget into dst, completed by poll() (n <= 2 GiB).
+  op_result start_get(MPI_Win w, rank_t r, MPI_Aint at, void* dst, std::size_t n, completion_sink* sink) {
     rma_op op{MPI_REQUEST_NULL, sink, r, false, false, cx_none, nullptr};
-    check(MPI_Rget(dst, static_cast<int>(n), MPI_BYTE, r, static_cast<MPI_Aint>(token), static_cast<int>(n), MPI_BYTE,
-                   dwin_, &op.req),
-          "MPI_Rget");
+    check(MPI_Rget(dst, static_cast<int>(n), MPI_BYTE, r, at, static_cast<int>(n), MPI_BYTE, w, &op.req), "MPI_Rget");
     if (sim_) op.ready = sim_ready(n, 2);
     rma_.push_back(std::move(op));
     return {status::ok, cx_none};
